@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
 from glmcompat.decide.installcauses import INSTALL_BUILDERS, companions
 from glmcompat.decide.logenv import Env
 from glmcompat.decide.logenv import shown as _shown
 from glmcompat.matrix.view import Facts
+from glmcompat.model.causes import CAUSE_OF
 from glmcompat.model.names import canonicalize
 from glmcompat.model.signatures import Hit
 
@@ -729,6 +731,81 @@ def _torch_build_off(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     return None
 
 
+# --- a source build asking for a GPU (issue 38, fix-n: glmcompat/matrix/data/build-device-signatures.toml) -----------
+
+# what shows a source build running in the log (the notes glmcompat.model.signatures reads): Spack's build phase, a
+# setup.py build or install command, a setup.py frame, pip's failed build, torch's cpp_extension choosing architectures
+BUILD_SHOWN = ("spack_phase", "setup_cmd", "setup_frame", "build_failed", "arch_query")
+# torch's words of a machine without a usable GPU that its device query raises (cuda-not-available's "No CUDA GPUs are
+# available", driver-not-found's "Found no NVIDIA driver"): build-needs-cuda-device where cpp_extension asked
+DEVICE_QUERY = {"cuda-not-available": "No CUDA GPUs are available", "driver-not-found": "Found no NVIDIA driver"}
+
+
+def _built(h: Hit, env: Env) -> tuple[str, str]:
+    """(the package the build is of, Spack's package name where Spack builds it): Spack's phase line names its package
+    (py-torchvision: the Python distribution torchvision), pip's its failed build; "" where the log names none."""
+    spack = env.notes.get("spack_phase", "")
+    if spack:
+        return canonicalize(spack.removeprefix("py-")), spack
+    raw = env.notes.get("build_failed") or env.notes.get("building") or ""
+    return (_name(raw) if raw else h.package if h.package and h.package != "torch" else ""), ""
+
+
+def built_package(h: Hit, env: Env) -> str:
+    """The package a build that asks for a GPU is of (build-needs-cuda-device's package), or ""."""
+    return _built(h, env)[0]
+
+
+def _needs_device(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """build-needs-cuda-device: a build that asks torch for the GPU to compile for on a machine without one. None where
+    the log shows no build (the runtime's "no CUDA-capable device" of a program: no packaging failure), or an IndexError
+    whose traceback does not end in cpp_extension's _get_cuda_arch_flags."""
+    g = h.groups
+    if "nd_index" in g:
+        if g.get("frame_func") != "_get_cuda_arch_flags":
+            return None
+        how = ("torch's cpp_extension (torch 1.8 and later) takes the architectures from the GPUs it sees, found none, "
+               "and fails on the empty list (IndexError in _get_cuda_arch_flags)")
+    else:
+        if not any(k in env.notes for k in BUILD_SHOWN):
+            return None
+        no = ("no NVIDIA driver" if "driver" in g.get("nd_query", "") else "no CUDA-capable device")
+        how = (f"torch's device query (torch.cuda.get_device_capability(), which torch's cpp_extension up to torch 1.7 "
+               f"calls for the architectures) found {no}")
+    pkg, spack = _built(h, env)
+    who = f"the build of {pkg}" if pkg else "the source build"
+    cause = (f"{who} asks torch for the GPU to compile its CUDA code for (with TORCH_CUDA_ARCH_LIST unset), and the "
+             f"machine the build runs on has none visible (a login or build node, a docker build, a sandbox): {how}")
+    arch = ("export TORCH_CUDA_ARCH_LIST with the compute capabilities of the GPUs it will run on (e.g. "
+            "\"7.0;7.5;8.0;8.6+PTX\") and FORCE_CUDA=1 (where its setup.py builds the CUDA part only when torch sees a "
+            "GPU) before the build, so that it asks no GPU")
+    if spack:
+        return cause, (f"{arch}; with Spack, use a release whose {spack} recipe passes py-torch's cuda_arch variant on as "
+                       f"TORCH_CUDA_ARCH_LIST (spack install {spack} ^py-torch+cuda cuda_arch=<capability, e.g. 70>), "
+                       "or build on a node with the GPU")
+    return cause, f"{arch}; or build on a machine with the GPU"
+
+
+def device_query_in_build(hits: list[Hit], env: Env, facts: Facts) -> list[Hit]:
+    """``hits`` with torch's no-GPU words (:data:`DEVICE_QUERY`) read as build-needs-cuda-device where the log's traceback
+    runs through torch's cpp_extension choosing the architectures (its _get_cuda_arch_flags frame): the build asked for
+    the GPU, not a program at run time."""
+    if "arch_query" not in env.notes:
+        return hits
+    out = []
+    for h in hits:
+        said = DEVICE_QUERY.get(h.id, "")
+        if said and said in h.text:
+            q = replace(h, id="build-needs-cuda-device", groups={**h.groups, "nd_query": h.id})
+            got = _needs_device(q, env, facts)
+            if got is not None:
+                pkg = built_package(q, env) or h.package
+                h = replace(q, cause=got[0], remedy=got[1], rule=CAUSE_OF.get("build-needs-cuda-device", ""), package=pkg,
+                            version=env.version(pkg) if pkg else "")
+        out.append(h)
+    return out
+
+
 # signature id -> its cause builder (:data:`glmcompat.decide.diagnose.BUILDERS` holds these after the rest: the widened
 # rows' builders here read their new phrasings and hand the others to the row's own builder)
 SWEEP_BUILDERS: dict[str, Builder] = {
@@ -755,12 +832,14 @@ SWEEP_BUILDERS: dict[str, Builder] = {
     "cuda-toolkit-versions-conflict": _toolkits_mixed,
     "conda-unsatisfiable": _conda,
     "conda-package-not-found": _conda_missing,
+    "build-needs-cuda-device": _needs_device,
 }
 # the groups of the widened rows whose builder may find the line outside the stack (glmcompat.decide.diagnose.DROPPED)
 SWEEP_DROPPED = {"no-matching-distribution": ("poetry_pkg", "pdm_pkg", "poetry_nf_pkg", "poetry_nf_name"),
                  "pip-resolution-impossible": ("poetry_because", "poetry_dep", "pdm_pkg", "uv_url_pkg", "uv_dep", "ri_caused"),
                  "wheel-not-supported": ("uv_dist", "uv_pkg", "wa_pkg", "on_pkg"),
-                 "conda-unsatisfiable": ("ls_pkg", "ls_both", "ls_cpkg", "lm_pkg", "cc_pkg")}
+                 "conda-unsatisfiable": ("ls_pkg", "ls_both", "ls_cpkg", "lm_pkg", "cc_pkg"),
+                 "build-needs-cuda-device": ("nd_thc", "nd_cuda", "nd_index")}
 
 
-__all__ = ["SWEEP_BUILDERS", "SWEEP_DROPPED", "ignored_elsewhere"]
+__all__ = ["SWEEP_BUILDERS", "SWEEP_DROPPED", "built_package", "device_query_in_build", "ignored_elsewhere"]

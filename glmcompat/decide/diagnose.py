@@ -21,7 +21,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from glmcompat.readers.elf import torch_shaped
-from glmcompat.decide.buildcauses import SWEEP_BUILDERS, SWEEP_DROPPED, ignored_elsewhere
+from glmcompat.decide.buildcauses import SWEEP_BUILDERS, SWEEP_DROPPED, built_package, device_query_in_build, ignored_elsewhere
 from glmcompat.decide.companioncauses import COMPANION_BUILDERS, COMPANION_DROPPED
 from glmcompat.decide.cudacauses import CUDA_BUILDERS
 from glmcompat.decide.enginecauses import ENGINE_BUILDERS
@@ -928,6 +928,24 @@ def own_import_failed(h: Hit, package: str) -> bool:
     return h.package == package
 
 
+TV_OPS = ("tv_op", "tv_op_attr", "tv_op_gone")  # torch's lookup of a torchvision operator never registered (fix-n)
+
+
+def _torchvision_op(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
+    """torchvision-nms-missing read from torch's dispatcher: an operator of torchvision's namespace that was never
+    registered, because torchvision registers its operators when its compiled _C loads and that load failed (torchvision
+    0.5-0.7 import without it and fail at the first op; later releases at import or in _assert_has_ops)."""
+    op = next(h.groups[k] for k in TV_OPS if k in h.groups)
+    lookup = ("torch's dispatcher has no operator torchvision::" + op + ": torchvision registers its operators when its "
+              "compiled extension (torchvision/_C) loads, and that load failed (torchvision 0.5-0.7 import without it "
+              "and fail at the first op they call)")
+    got = _family("torchvision", env, facts)
+    if got is not None:
+        return f"{lookup}: {got[0]}", got[1]
+    return (f"{lookup}: that torchvision was not built for the installed torch (its _C links another torch's ABI, or "
+            "another CUDA)", h.remedy)
+
+
 def _torchvision(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     if "tv_backend" in h.groups:
         return _torchvision_without_cuda(h, env)
@@ -935,6 +953,8 @@ def _torchvision(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         keys = {k.strip() for k in h.groups.get("tv_keys", "").split(",")}
         return _torchvision_without_cuda(replace(h, groups={**h.groups, "tv_op": h.groups["tv_only_op"]}), env) \
             if "CUDA" not in keys else None
+    if any(k in h.groups for k in TV_OPS):
+        return _torchvision_op(h, env, facts)
     if "partial" not in h.groups:
         return _family("torchvision", env, facts)
     if not own_import_failed(h, "torchvision"):
@@ -1527,6 +1547,13 @@ DROPPED.update({k: DROPPED.get(k, ()) + v for k, v in SWEEP_DROPPED.items()})
 # fix-o: the memory-efficient attention kernels' arch check where the code is newer than the kernel's range (no arch left
 # out of a build: extcauses._fmha_arch reads it as none)
 DROPPED["gpu-arch-not-in-build"] += ("x_fmha_kernel", "x_fmha_min2")
+# fix-n (issue 38): the package a build asking for a GPU is of (build-needs-cuda-device: Spack's, pip's), named where the
+# log's paths name torch; and the groups whose builder may find the line no such failure: torchvision's CUDA check
+# quoted without its head naming one CUDA twice (the check raises only for two), Python 2.7-3.6's "cannot import name
+# 'X'" with no import statement above it to name the module
+PYTHON_PACKAGE = {**PYTHON_PACKAGE, "build-needs-cuda-device": built_package}
+FIXN_DROPPED = {"torchvision-cuda-mismatch": ("mid_torch_cuda",), "companion-too-old": ("name_old", "name_old27")}
+DROPPED.update({k: DROPPED.get(k, ()) + v for k, v in FIXN_DROPPED.items()})
 
 
 # a signature whose line names more than another's reading of it -> the generic signatures that read the same line less
@@ -1757,6 +1784,7 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
     out = [replace(o, id="glibc-too-old", cause=g[0], remedy=g[1], rule=CAUSE_OF.get("glibc-too-old", ""))
            if o.id == "wheel-not-supported" and (g := glibc_refusal(o, env)) is not None else o for o in out]
     out = ignored_elsewhere(out)  # pip's skipped releases of other projects: the requirement it could not find stands
+    out = device_query_in_build(out, env, facts)  # torch's no-GPU words where cpp_extension asked: the build's (fix-n)
     return [replace(o, family=facts.signature_family(o.id)) for o in out]  # the more general cause each is a case of, if any
 
 

@@ -304,9 +304,31 @@ def _ds_filtered(h: Hit, env: Env, facts: Facts) -> Cause:
             "compute capability 8.0 or newer")
 
 
+def _bnb_int8(h: Hit, env: Env, facts: Facts) -> Cause:
+    """gpu-capability-too-old of bitsandbytes before 0.37 (fix-n): its int8 matmul (igemmlt) runs on cuBLASLt's int8
+    kernels, which need compute capability 7.5; on an older GPU its CUDA setup loads the _nocublaslt library, whose
+    igemmlt prints "ERROR: Your GPU does not support Int8 Matmul!" and asserts. 0.37.0 runs int8 on every GPU (the int8
+    weights cast to 16/32-bit for the matmul on one below 7.5)."""
+    name, have = _the_gpu(h, env, facts, env.notes.get("gpu_cc", "").removeprefix("sm_"))
+    have = have if "." in have else f"{have[:-1]}.{have[-1]}" if have.isdigit() and len(have) > 1 else have
+    ver = env.version("bitsandbytes")
+    who = f"bitsandbytes {ver}" if ver else "bitsandbytes"
+    gpu = f"{name or 'this GPU'}" + (f" (compute capability {have})" if have else "")
+    older = "older" if have else "older than that"
+    return (f"{who}'s int8 matmul (igemmlt, used by load_in_8bit / Linear8bitLt) runs on cuBLASLt's int8 kernels, which "
+            f"need compute capability 7.5 (Turing) or newer, and {gpu} is {older}: bitsandbytes before 0.37.0 loads its "
+            "_nocublaslt library for such a GPU, whose igemmlt stops with this error (and an assertion) at the first "
+            "int8 matmul",
+            "upgrade bitsandbytes to 0.37.0 or newer (pip install -U bitsandbytes), which runs int8 on GPUs below 7.5 by "
+            "casting the int8 weights to 16/32-bit for the matmul (slower), or load the model without 8-bit "
+            "(fp16/bf16), or run on a GPU of compute capability 7.5 or newer")
+
+
 def _capability(h: Hit, env: Env, facts: Facts) -> Cause | None:
     """gpu-capability-too-old: the capability the feature needs and the GPU's (the line's, else the log's)."""
     g = h.groups
+    if "bnb_int8" in g or "bnb_stub" in g:
+        return _bnb_int8(h, env, facts)
     need = _first(g, "need", "need2", "need3", "need4", "need5", "need6")
     have = _first(g, "have", "have3", "have6") or (_dotted(g["gq_have"]) if g.get("gq_have") else "")
     if g.get("sm_only"):  # SGLang's list of the architectures a kernel is built for

@@ -124,10 +124,30 @@ def _override_said(klass: str, func: str, kwarg: str, top: str, source: str, env
             f"override takes {kwarg} (the newer {caller}'s signature)")
 
 
+def _import_from(h: Hit) -> Hit | None:
+    """CPython's "cannot import name" (fix-n) in the forms its releases print, read as 3.7+'s "... from 'M' (...)": the
+    module's quotes lost in a paste ("from transformers (unknown location)"), or 2.7-3.6's name alone ("cannot import
+    name 'X'", 2.7 without quotes), whose module is the one the import statement just above it names (the traceback's
+    source line, or a REPL's). The hit as it is for every other line; None where no import statement names the module."""
+    g = h.groups
+    if "from_bare" in g:
+        return replace(h, groups={**g, "from": g["from_bare"]})
+    name = g.get("name_old") or g.get("name_old27", "")
+    if not name:
+        return h
+    module = g.get("importing") or g.get("typed_import", "")
+    if not module:
+        return None
+    return replace(h, groups={**g, "name": name, "from": module})
+
+
 def _too_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """companion-too-old: a submodule, name, attribute or keyword argument of a companion that the installed release of
     it lacks. None for a module outside the stack, a private (compiled) part, a circular import, triton
     (triton-torch-mismatch reads it), or a function the log shows no companion's call of."""
+    if (named := _import_from(h)) is None:
+        return None
+    h = named
     g = h.groups
     if "cy_module" in g or "cy_sig_module" in g:
         return _cython_capi(h, env, facts)

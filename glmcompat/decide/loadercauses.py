@@ -218,6 +218,10 @@ def _family_cuda(package: str) -> Callable[[Hit, Env, Facts], tuple[str, str] | 
     it printed, and the release of the package paired with the log's torch (the matrix's family rows)."""
     def build(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         torch_cuda, built = h.groups.get("torch_cuda", ""), h.groups.get("built_cuda", "")
+        if "mid_torch_cuda" in h.groups:  # the check's middle sentence alone (fix-n): it raises only for two releases
+            torch_cuda, built = h.groups["mid_torch_cuda"], h.groups.get("mid_built_cuda", "")
+            if torch_cuda == built:
+                return None
         if not torch_cuda and not built:  # the message wrapped across lines: both releases as the log's notes read them
             torch_cuda, built = env.notes.get("wrapped_torch_cuda", ""), env.notes.get("wrapped_built_cuda", "")
         if not torch_cuda or not built:

@@ -934,6 +934,11 @@ YIELDING_GROUPS = frozenset({"recand", "iso_step", "meta_step", "iso_frame"})
 # fix-o: cpp_extension's raise line of its CUDA check, a traceback frame's source line, which the message below it (its
 # versions) reads more sharply where the log keeps it
 YIELDING_GROUPS = YIELDING_GROUPS | {"cme_raise"}
+# groups whose match reads a line over an earlier one of the same signature without them (fix-n): pip's conflict report
+# lists its lines in the order of the installed distributions, no order of importance, and a requirement that pins one
+# release exactly (req_pin: "torchvision 0.15.1 requires torch==2.0.0", a build's tie to that release) names the break
+# over a range before it (the data's source: pip-requirement-conflict)
+PREFERRED_GROUPS = frozenset({"req_pin"})
 # x_bnb_nogpu: bitsandbytes' "compiled without GPU support" warning, whose library a later CUDA SETUP line of 0.37-0.41 names
 SCENE_GROUPS = frozenset({"pin_dep", "gone", "recand", "fx_scene", "fx_scene_tf", "fx_scene_trt", "x_scene", "x_bnb_nogpu", "rn_lookup",
                           "cut_head", "rv_ray", "rv_py", "rv_pa", "cr_plain"})
@@ -991,7 +996,7 @@ _MENTIONS = [
     ("path", re.compile(r"[\\/]lib[\\/](?P<mod>ollama)[\\/]")),
     ("ops", re.compile(r"torch\.ops\.(?P<mod>\w{1,80})\.\w")),
     ("ops", re.compile(r"(?:operator|op) (?P<mod>\w{1,80})::\w")),
-    ("ops", re.compile(r"'_OpNamespace' '(?P<mod>\w{1,80})'")),
+    ("ops", re.compile(r"'_(?i:opnamespace)' '(?P<mod>\w{1,80})'")),  # torch's class name, lower-cased in a paste too
     # onnxruntime's execution-provider libraries, which its provider bridge names when one does not load
     # ("Failed to load library libonnxruntime_providers_cuda.so with error: ...": onnxruntime provider_bridge_ort.cc)
     ("ortlib", re.compile(r"(?<![\w.-])(?P<mod>libonnxruntime_providers_\w{1,40})\.so\b")),
@@ -1192,6 +1197,15 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     ("build_step", r"(?P<v>Getting requirements to build (?:wheel|editable)|Preparing (?:editable )?metadata "
                    r"\((?:setup\.py|pyproject\.toml)\)|Installing build dependencies|python setup\.py egg_info)"),
     ("collecting", r"^\s{0,8}Collecting (?P<v>[A-Za-z][\w.-]{0,80})"),
+    # a source build the log shows running (fix-n): Spack's build phase of a package ("==> py-torchvision: Executing phase:
+    # 'build'", spack/spack lib/spack/spack/builder.py), a setup.py build or install command (Spack's ProcessError quotes
+    # it: "'setup.py' '--no-user-cfg' 'build'"; pip's legacy "setup.py install"), and torch's cpp_extension choosing the
+    # architectures from the visible GPUs (its _get_cuda_arch_flags frame in a traceback)
+    ("spack_phase", r"==> (?P<v>[A-Za-z0-9][\w.-]{0,80}): Executing phase: '(?:build|build_ext|install|bdist_wheel|"
+                    r"pip_install|configure|cmake)'"),
+    ("setup_cmd", r"setup\.py['\"]?(?: ['\"]?--no-user-cfg['\"]?)? ['\"]?(?P<v>build_ext|build|install|bdist_wheel|develop)"
+                  r"(?![\w-])"),
+    ("arch_query", r"File \"[^\"\n]{0,400}cpp_extension\.py\", line \d{1,6}, in (?P<v>_get_cuda_arch_flags)"),
     # the isolated build environment itself, in a build's traceback paths: uv's, a temporary directory in its cache's
     # builds bucket (<cache>/builds-v0/.tmpXXXXXX/, the uv-0.13.10 binary's cache buckets: "builds-v0"), pip's,
     # TempDirectory(kind="build-env") with its "normal" and "overlay" prefixes (pip-23.2.1 wheel
@@ -1246,6 +1260,9 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
                r"(?P<v>sm_\d{2,3}|\d{1,2}\.\d)(?!\w|\.\d)"),
     ("gpu_cc", r"(?:, compute capability: |computeCapability: |CUDA Capability Major/Minor version number:\s{1,12})"
                r"(?P<v>\d{1,2}\.\d)(?!\w|\.\d)"),
+    # bitsandbytes 0.35-0.42's CUDA setup report of the device (fix-n; bitsandbytes-foundation/bitsandbytes tag 0.36.0
+    # bitsandbytes/cuda_setup/main.py:386, "CUDA SETUP: Highest compute capability among GPUs detected: {cc}")
+    ("gpu_cc", r"CUDA SETUP: Highest compute capability among GPUs detected: (?P<v>\d{1,2}\.\d)(?!\w|\.\d)"),
     # torch's arch list as torch.cuda.get_arch_list() returns it and print() shows it (torch-2.9.1 wheel
     # torch/cuda/__init__.py get_arch_list: the build's TORCH_CUDA_ARCH_LIST, "sm_XX" for SASS and "compute_XX" for PTX,
     # e.g. ['sm_80', 'sm_90', 'sm_100', 'sm_120']): the architectures the installed torch carries code for
@@ -1388,7 +1405,8 @@ _NOTE_WORDS = re.compile(r"(?i)setup\.py|no module named|different python|obtain
                          r"likely indicates|gnu c library|centos|red hat|rhel|rocky|almalinux|ubuntu|debian|amazon linux|expected in:|'sm_|"
                          r"custom ops against|currently using|-lcuda|failed: |triton|-packages|python3|asynchronously|torch_use_|"
                          r"no cuda runtime|nvcc|custom c\+\+ ops|inductor|\.tar\.gz|geforce|tesla |quadro |capabilit|native library|"
-                         r"macos|darwin|mac os|python version:|python platform:|\(python 3|^\s{0,4}python 3|\.register\(|^\s{0,8}[`'\"\u2018\u201c]?_z|constructor, destructor")
+                         r"macos|darwin|mac os|python version:|python platform:|\(python 3|^\s{0,4}python 3|\.register\(|^\s{0,8}[`'\"\u2018\u201c]?_z|constructor, destructor|"
+                         r"_get_cuda_arch_flags|executing phase")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
 # the causes pip lists under "The conflict is caused by:" (src/pip/_internal/resolution/resolvelib/factory.py
@@ -2013,7 +2031,8 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
             if typed[1] and 0 < n - typed[0] <= IMPORT_GAP and frame[0] < typed[0]:
                 groups["typed_import"] = typed[1]  # the top-level import statement the error follows, no frame between
             if sid not in first or (SCENE_GROUPS & first[sid].groups.keys() and not SCENE_GROUPS & groups.keys()) or (
-                    YIELDING_GROUPS & first[sid].groups.keys() and not YIELDING_GROUPS & groups.keys()):
+                    YIELDING_GROUPS & first[sid].groups.keys() and not YIELDING_GROUPS & groups.keys()) or (
+                    PREFERRED_GROUPS & groups.keys() and not (PREFERRED_GROUPS | SCENE_GROUPS) & first[sid].groups.keys()):
                 pending.pop(sid, None)
                 settled.discard(sid)
                 glue.pop(sid, None)

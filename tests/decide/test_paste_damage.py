@@ -92,9 +92,16 @@ DERIVED = {"torch-arch-unsupported": "no-kernel-image", "nvcc-missing": "source-
            "companion-api-removed": "companion-too-old"}
 
 
+# ... and those derived from either of several hits: torch's no-GPU words under cpp_extension's _get_cuda_arch_flags are
+# build-needs-cuda-device (buildcauses.device_query_in_build; fix-n), scanned as cuda-not-available or driver-not-found
+DERIVED_ANY = {"build-needs-cuda-device": ("cuda-not-available", "driver-not-found")}
+
+
 def _scanned(sid: str, want: dict[str, Hit]) -> str:
     """The id a table row's message is scanned as: its own, or the hit its diagnosis is derived from."""
-    return sid if sid in want else DERIVED.get(sid, sid)
+    if sid in want:
+        return sid
+    return next((s for s in DERIVED_ANY.get(sid, ()) if s in want), DERIVED.get(sid, sid))
 
 
 # ---- 1. Markdown eats backticks -----------------------------------------------------------------------------------
@@ -677,6 +684,8 @@ HEAD_UNDONE = frozenset({
     'exllamav2:"undefined symbol" error here usually means you ar#e8455916',
     "pip:ERROR: pip's dependency resolver does not currentl#d06e946a",
     "pip:ERROR: pip's dependency resolver does not currentl#f298d2cb",  # fix-i: the same head, torch-tensorrt's report
+    "pip:ERROR: pip's dependency resolver does not currentl#079e2f94",  # fix-n: the same head, the reports whose exact pin
+    "pip:ERROR: pip's dependency resolver does not currentl#26d04138",  # or first line is read (fixn-signatures.toml)
     'tensorflow-addons:/home/u/.venvs/r/lib/python3.8/site-packages/tenso#273b831b',
     'tensorflow-addons:/usr/local/lib/python3.10/dist-packages/tensorflow#12896e24',
     'tensorflow-addons:UserWarning: Tensorflow Addons supports using Pyth#61f251ee',
