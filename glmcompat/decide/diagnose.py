@@ -928,7 +928,7 @@ def own_import_failed(h: Hit, package: str) -> bool:
     return h.package == package
 
 
-TV_OPS = ("tv_op", "tv_op_attr", "tv_op_gone")  # torch's lookup of a torchvision operator never registered (fix-n)
+TV_OPS = ("tv_op_nosuch", "tv_op_attr", "tv_op_gone")  # torch's lookup of a torchvision operator never registered (fix-n)
 
 
 def _torchvision_op(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
