@@ -625,7 +625,7 @@ UNMEASURED_CG = False
 # While UNMEASURED_CH, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_CH = False, as for set V.
 CASES_CH = tomllib.loads((HERE / "heldout_ch.toml").read_text())["case"]
-UNMEASURED_CH = True
+UNMEASURED_CH = False
 
 # heldout_ci.toml: the set gathered as CI (typed as a laptop GPU user on Linux: hybrid graphics, Optimus / PRIME
 # offload, MX-series or RTX mobile GPUs, distro-packaged drivers, secure boot, whose torch / CUDA / NumPy / extension
@@ -634,7 +634,7 @@ UNMEASURED_CH = True
 # While UNMEASURED_CI, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_CI = False, as for set V.
 CASES_CI = tomllib.loads((HERE / "heldout_ci.toml").read_text())["case"]
-UNMEASURED_CI = True
+UNMEASURED_CI = False
 
 # heldout_cj.toml: the set gathered as CJ (typed as a user of a desktop application that bundles its own Python and
 # installs torch into it: Blender add-ons such as Dream Textures, Krita AI Diffusion, GIMP / OBS / DaVinci Resolve
@@ -644,7 +644,7 @@ UNMEASURED_CI = True
 # While UNMEASURED_CJ, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_CJ = False, as for set V.
 CASES_CJ = tomllib.loads((HERE / "heldout_cj.toml").read_text())["case"]
-UNMEASURED_CJ = True
+UNMEASURED_CJ = False
 
 # heldout_ck.toml: the set gathered as CK (typed as an RLHF / post-training user: verl, OpenRLHF, TRL with vLLM
 # rollouts, NeMo-Aligner, ROLL, slime, ray + vLLM / SGLang + FSDP / Megatron in one environment, whose torch / CUDA /
@@ -653,7 +653,7 @@ UNMEASURED_CJ = True
 # While UNMEASURED_CK, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_CK = False, as for set V.
 CASES_CK = tomllib.loads((HERE / "heldout_ck.toml").read_text())["case"]
-UNMEASURED_CK = True
+UNMEASURED_CK = False
 
 # heldout_cl.toml: the set gathered as CL (typed as a user in mainland China installing through domestic mirrors:
 # Tsinghua / Aliyun / USTC PyPI and conda mirrors, ModelScope, a mirror that lags or lacks the CUDA wheels, PaddlePaddle
@@ -662,7 +662,7 @@ UNMEASURED_CK = True
 # While UNMEASURED_CL, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_CL = False, as for set V.
 CASES_CL = tomllib.loads((HERE / "heldout_cl.toml").read_text())["case"]
-UNMEASURED_CL = True
+UNMEASURED_CL = False
 
 # heldout_cm.toml: the set gathered as CM (typed as a geospatial / earth-observation ML user: torchgeo, rasterio / GDAL
 # / shapely beside torch, segmentation-models-pytorch, satellite-image pipelines, xarray + dask + torch, QGIS plugins
@@ -671,7 +671,7 @@ UNMEASURED_CL = True
 # While UNMEASURED_CM, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_CM = False, as for set V.
 CASES_CM = tomllib.loads((HERE / "heldout_cm.toml").read_text())["case"]
-UNMEASURED_CM = True
+UNMEASURED_CM = False
 
 
 # every set's cases: what the fixture directory must hold, each thread once
