@@ -673,6 +673,15 @@ UNMEASURED_CL = False
 CASES_CM = tomllib.loads((HERE / "heldout_cm.toml").read_text())["case"]
 UNMEASURED_CM = False
 
+# heldout_cn.toml: the set gathered as CN (typed as a frontend / web developer new to ML who adds a local model to a web
+# app backend: FastAPI / Flask / Django / a Node app calling a Python service, Docker Compose, a cheap cloud GPU VM, and
+# meets the torch / CUDA / NumPy / compiled-extension / installer stack for the first time; sets CO and CP are gathered
+# beside it), frozen before `explain` ran on it, scored by test_real_log_cn (`-k test_real_log_cn` selects it).
+# While UNMEASURED_CN, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_CN = False, as for set V.
+CASES_CN = tomllib.loads((HERE / "heldout_cn.toml").read_text())["case"]
+UNMEASURED_CN = True
+
 
 # every set's cases: what the fixture directory must hold, each thread once
 EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
@@ -683,7 +692,7 @@ EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CAS
          + CASES_BG + CASES_BH + CASES_BI + CASES_BL + CASES_BK + CASES_BJ + CASES_BM + CASES_BN + CASES_BO
          + CASES_BR + CASES_BP + CASES_BQ + CASES_BT + CASES_BU + CASES_BS + CASES_BV + CASES_BW + CASES_BX
          + CASES_BY + CASES_BZ + CASES_CA + CASES_CB + CASES_CC + CASES_CD + CASES_CE + CASES_CF + CASES_CG
-         + CASES_CH + CASES_CI + CASES_CJ + CASES_CK + CASES_CL + CASES_CM)
+         + CASES_CH + CASES_CI + CASES_CJ + CASES_CK + CASES_CL + CASES_CM + CASES_CN)
 
 
 def _params(cases: list[dict[str, object]], unmeasured: bool = False) -> list[object]:
@@ -1104,6 +1113,11 @@ def test_real_log_cl(case: dict[str, object], capsys: pytest.CaptureFixture[str]
 
 @pytest.mark.parametrize("case", _params(CASES_CM, UNMEASURED_CM), ids=[str(c["log"]) for c in CASES_CM])
 def test_real_log_cm(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
+@pytest.mark.parametrize("case", _params(CASES_CN, UNMEASURED_CN), ids=[str(c["log"]) for c in CASES_CN])
+def test_real_log_cn(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     _score(case, capsys)
 
 
