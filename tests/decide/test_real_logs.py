@@ -682,6 +682,16 @@ UNMEASURED_CM = False
 CASES_CN = tomllib.loads((HERE / "heldout_cn.toml").read_text())["case"]
 UNMEASURED_CN = True
 
+# heldout_co.toml: the set gathered as CO (typed as a maintainer of a large Python monorepo or shared requirements:
+# pip-tools / pip-compile, Poetry groups and extras, constraints files, several services sharing one lock, Python and
+# torch upgrades rolled out across teams, whose locks, installs or imports of the torch / CUDA / NumPy /
+# compiled-extension stack break; sets CN and CP are gathered beside it), frozen before `explain` ran on it, scored by
+# test_real_log_co (`-k test_real_log_co` selects it).
+# While UNMEASURED_CO, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_CO = False, as for set V.
+CASES_CO = tomllib.loads((HERE / "heldout_co.toml").read_text())["case"]
+UNMEASURED_CO = True
+
 
 # every set's cases: what the fixture directory must hold, each thread once
 EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
@@ -692,7 +702,7 @@ EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CAS
          + CASES_BG + CASES_BH + CASES_BI + CASES_BL + CASES_BK + CASES_BJ + CASES_BM + CASES_BN + CASES_BO
          + CASES_BR + CASES_BP + CASES_BQ + CASES_BT + CASES_BU + CASES_BS + CASES_BV + CASES_BW + CASES_BX
          + CASES_BY + CASES_BZ + CASES_CA + CASES_CB + CASES_CC + CASES_CD + CASES_CE + CASES_CF + CASES_CG
-         + CASES_CH + CASES_CI + CASES_CJ + CASES_CK + CASES_CL + CASES_CM + CASES_CN)
+         + CASES_CH + CASES_CI + CASES_CJ + CASES_CK + CASES_CL + CASES_CM + CASES_CN + CASES_CO)
 
 
 def _params(cases: list[dict[str, object]], unmeasured: bool = False) -> list[object]:
@@ -1118,6 +1128,11 @@ def test_real_log_cm(case: dict[str, object], capsys: pytest.CaptureFixture[str]
 
 @pytest.mark.parametrize("case", _params(CASES_CN, UNMEASURED_CN), ids=[str(c["log"]) for c in CASES_CN])
 def test_real_log_cn(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
+@pytest.mark.parametrize("case", _params(CASES_CO, UNMEASURED_CO), ids=[str(c["log"]) for c in CASES_CO])
+def test_real_log_co(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     _score(case, capsys)
 
 
