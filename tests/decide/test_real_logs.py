@@ -692,6 +692,16 @@ UNMEASURED_CN = True
 CASES_CO = tomllib.loads((HERE / "heldout_co.toml").read_text())["case"]
 UNMEASURED_CO = True
 
+# heldout_cp.toml: the set gathered as CP (typed as a performance engineer chasing speed with torch.compile / inductor,
+# Triton kernels, CUDA graphs, custom fused kernels (Liger, Unsloth kernels, FlashAttention-3, FlexAttention) and
+# profilers, whose compiles, kernel loads or imports fail on the torch / triton / CUDA / driver / compiled-extension
+# stack; sets CN and CO are gathered beside it), frozen before `explain` ran on it, scored by test_real_log_cp
+# (`-k test_real_log_cp` selects it).
+# While UNMEASURED_CP, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_CP = False, as for set V.
+CASES_CP = tomllib.loads((HERE / "heldout_cp.toml").read_text())["case"]
+UNMEASURED_CP = True
+
 
 # every set's cases: what the fixture directory must hold, each thread once
 EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
@@ -702,7 +712,7 @@ EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CAS
          + CASES_BG + CASES_BH + CASES_BI + CASES_BL + CASES_BK + CASES_BJ + CASES_BM + CASES_BN + CASES_BO
          + CASES_BR + CASES_BP + CASES_BQ + CASES_BT + CASES_BU + CASES_BS + CASES_BV + CASES_BW + CASES_BX
          + CASES_BY + CASES_BZ + CASES_CA + CASES_CB + CASES_CC + CASES_CD + CASES_CE + CASES_CF + CASES_CG
-         + CASES_CH + CASES_CI + CASES_CJ + CASES_CK + CASES_CL + CASES_CM + CASES_CN + CASES_CO)
+         + CASES_CH + CASES_CI + CASES_CJ + CASES_CK + CASES_CL + CASES_CM + CASES_CN + CASES_CO + CASES_CP)
 
 
 def _params(cases: list[dict[str, object]], unmeasured: bool = False) -> list[object]:
@@ -1133,6 +1143,11 @@ def test_real_log_cn(case: dict[str, object], capsys: pytest.CaptureFixture[str]
 
 @pytest.mark.parametrize("case", _params(CASES_CO, UNMEASURED_CO), ids=[str(c["log"]) for c in CASES_CO])
 def test_real_log_co(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
+@pytest.mark.parametrize("case", _params(CASES_CP, UNMEASURED_CP), ids=[str(c["log"]) for c in CASES_CP])
+def test_real_log_cp(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     _score(case, capsys)
 
 
