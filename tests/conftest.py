@@ -509,3 +509,32 @@ def pytest_configure(config: pytest.Config) -> None:
     import compileall
 
     compileall.compile_dir(str(ROOT / "glmcompat"), quiet=1)
+    _rewrite_tests(config)
+
+
+def _rewrite_tests(config: pytest.Config) -> None:
+    """The test modules' rewritten bytecode (pytest's assertion rewriting, kept in ``__pycache__`` as pytest keeps it),
+    written once by the controller before the workers start: in a fresh checkout each xdist worker rewrote and compiled
+    every test module itself as it collected them, all at once (about 4 s of CPU a worker). A module whose cached
+    bytecode is current is left alone; a pytest whose rewriting machinery has moved leaves it to the workers, which
+    rewrite what they find missing, as before. Not with ``--assert=plain`` (nothing is rewritten)."""
+    import fnmatch
+
+    try:
+        from _pytest.assertion import rewrite
+    except ImportError:  # pragma: no cover - a pytest without the module: the workers rewrite
+        return
+    state = config.stash.get(rewrite.assertstate_key, None)
+    if state is None or not config.getoption("numprocesses", None):
+        return  # no rewriting, or no workers: the one process rewrites each module as it imports it
+    patterns = config.getini("python_files")
+    try:
+        for fn in sorted((ROOT / "tests").rglob("test_*.py")):
+            if not any(fnmatch.fnmatch(fn.name, pat) for pat in patterns) or "fixtures" in fn.relative_to(ROOT).parts:
+                continue
+            pyc = rewrite.get_cache_dir(fn) / (fn.name[:-3] + rewrite.PYC_TAIL)
+            if rewrite._read_pyc(fn, pyc) is None and rewrite.try_makedirs(pyc.parent):
+                source_hash, co = rewrite._rewrite_test(fn, config)
+                rewrite._write_pyc(state, co, source_hash, pyc)
+    except (AttributeError, TypeError, ValueError):  # pragma: no cover - pytest's private API changed: the workers rewrite
+        return
