@@ -3,12 +3,14 @@ from __future__ import annotations
 import contextlib
 import ipaddress
 import os
+import pickle
 import re
 import shutil
 import socket
 import subprocess
 import sys
 import time
+import tomllib
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,24 @@ def json_dicts(node: Any) -> Iterator[dict[str, Any]]:
     elif isinstance(node, list):
         for v in node:
             yield from json_dicts(v)
+
+_TOML: dict[str, tuple[tuple[int, int, int], bytes]] = {}  # path -> (its stat as read, the document pickled)
+
+
+def toml_file(path: Path) -> dict[str, Any]:
+    """The TOML document at ``path``, as ``tomllib.loads(path.read_text(encoding="utf-8"))`` reads it: parsed once a
+    process while the file's stat (inode, size, mtime) stays (the raise-site tables and the real-log cases are read by a
+    dozen modules, at collection and in tests: seconds of tomllib a worker), and a fresh copy each call (unpickled: what
+    one caller changes, the next does not see)."""
+    st = path.stat()
+    sig = (st.st_ino, st.st_size, st.st_mtime_ns)
+    hit = _TOML.get(str(path))
+    if hit is None or hit[0] != sig:
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+        hit = _TOML[str(path)] = (sig, pickle.dumps(doc, protocol=pickle.HIGHEST_PROTOCOL))
+        return doc
+    return dict(pickle.loads(hit[1]))
+
 
 # Installer variables of the developer's shell (an index, a cache, find-links, offline mode, a configuration file) would
 # change what the real uv and pip do in a test: none reaches a test, except, for the tests marked `network` (and the

@@ -12,13 +12,13 @@ and upper-cased (forms the gate folds), and each message joined with the next.""
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 
 import pytest
 
 from glmcompat.matrix.load import load_facts
 from glmcompat.model import signatures as S
+from tests.conftest import toml_file
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
@@ -26,7 +26,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 def _lines() -> list[str]:
     out: list[str] = []
     for f in sorted((FIXTURES / "raise_sites").glob("*.toml")):
-        for row in tomllib.loads(f.read_text()).get("message", []):
+        for row in toml_file(f).get("message", []):
             out += [line.strip() for line in str(row.get("text", "")).splitlines() if line.strip()]
     return out
 

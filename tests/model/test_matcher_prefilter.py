@@ -13,12 +13,12 @@ It must find exactly what the matcher without it finds. The reading differs from
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from glmcompat.matrix.load import load_facts
 from glmcompat.model import signatures as S
+from tests.conftest import toml_file
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
@@ -46,7 +46,7 @@ def _messages(forms: bool = True) -> list[str]:
     its quotes retyped."""
     out: dict[str, None] = {}
     for table in sorted((FIXTURES / "raise_sites").glob("*.toml")):
-        for row in tomllib.loads(table.read_text(encoding="utf-8")).get("message", []):
+        for row in toml_file(table).get("message", []):
             out.update((line, None) for line in str(row.get("text", "")).splitlines() if line.strip())
             out[" ".join(str(row.get("text", "")).split())] = None  # a message of several lines, as one
     if not forms:
