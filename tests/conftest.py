@@ -72,7 +72,7 @@ def _strip_installer_env(mp: pytest.MonkeyPatch, *, network: bool = False) -> No
 # test uses gets that entry (sealed under its own name, exactly as glmcompat writes it) for matrix files that are
 # byte for byte the shipped ones. An edited matrix is never seeded: glmcompat validates it as it would.
 
-_SHIPPED: dict[str, Any] = {}  # "files": [(name, bytes)] of the shipped matrix; "body": the entry's payload
+_SHIPPED: dict[str, Any] = {}  # "files": [(name, bytes)] of the shipped matrix; "body": the entry's payload; "name": its name
 
 
 def _matrix_contents(paths: Sequence[str | Path] | None) -> list[tuple[str, bytes]]:
@@ -141,7 +141,7 @@ def _build_matrix_entry(kept: Path | None = None) -> None:
     entry = (cache_dir() / name).read_bytes() if name else b""
     body = unseal("matrix", name, entry) if name else None
     if body is not None:
-        _SHIPPED.update(files=_matrix_contents(None), body=body)
+        _SHIPPED.update(files=_matrix_contents(None), body=body, name=name)
         with contextlib.suppress(OSError):
             if copy is not None and (not copy.exists() or copy.read_bytes() != entry):  # none kept, or a damaged one
                 copy.parent.mkdir(parents=True, exist_ok=True)
@@ -153,24 +153,28 @@ _SEALED: dict[tuple[str, ...] | None, tuple[str | None, bytes]] = {}  # paths ->
 
 def _sealed_entry(paths: Sequence[str | Path] | None) -> tuple[str | None, bytes]:
     """The entry's name and sealed bytes for matrix files ``paths`` that are the shipped ones, computed once per paths
-    (the name hashes the files and glmcompat's code, the seal the 400 KB entry: milliseconds every test would pay)."""
+    (the name hashes the files and glmcompat's code, the seal the 400 KB entry: milliseconds every test would pay); for
+    the shipped matrix (None), the name of the entry the session validated."""
     key = None if paths is None else tuple(os.path.abspath(p) for p in paths)
     if key not in _SEALED:
         from glmcompat.matrix.load import cache_entry_name
         from glmcompat.matrix.locations import seal
 
-        name = cache_entry_name(paths)
+        name = _SHIPPED["name"] if paths is None else cache_entry_name(paths)
         _SEALED[key] = (name, seal("matrix", name, _SHIPPED["body"]) if name is not None else b"")
     return _SEALED[key]
 
 
 def seed_matrix(cache: Path, paths: Sequence[str | Path] | None = None) -> None:
     """Put the session's matrix entry for ``paths`` (default: the shipped matrix) into the glmcompat cache
-    ``cache``, when those files are byte for byte the shipped matrix and no entry is there yet."""
+    ``cache``, when those files are byte for byte the shipped matrix and no entry is there yet. The shipped matrix's
+    entry goes in unread (each test's cache gets it: reading the 46 files' stats a test cost more than the rest of the
+    test's set-up): it is named by the files as the session validated them, so if they were changed since, glmcompat
+    looks for another name, misses, and validates them as they are."""
     if not _SHIPPED or cache.is_symlink() or (cache.exists() and not cache.is_dir()):
         return
     try:
-        if not _is_shipped(paths):
+        if paths is not None and not _is_shipped(paths):
             return
         name, sealed = _sealed_entry(paths)
         if name is not None and not (cache / name).exists():
