@@ -128,7 +128,8 @@ def required_literals(pattern: str) -> tuple[str, ...] | None:
     return lits(tree)
 
 
-MAX_SETS = 32  # the most alternatives :func:`literal_sets` keeps (a product of groups' alternatives past it is not multiplied)
+MAX_SETS = 64  # the most alternatives :func:`literal_sets` keeps (a product of groups' alternatives past it is not multiplied;
+#              a branch's alternatives past it are each weakened to their longest text)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -159,7 +160,13 @@ def literal_sets(pattern: str) -> tuple[tuple[str, ...], ...] | None:
             if frozenset() in a:
                 return true
             out |= a
-        return frozenset(out) if len(out) <= MAX_SETS else true
+        if len(out) <= MAX_SETS:
+            return frozenset(out)
+        # too many: each alternative asks only its longest text (a weaker condition, which a line meeting the alternative
+        # meets), rather than nothing: the long alternations of a message's phrasings (driver-insufficient's, 40-odd)
+        # asked nothing, and were searched on every line holding "CUDA" or "version"
+        weak = frozenset(frozenset([max(a, key=lambda w: (len(w), w))]) for a in out)
+        return weak if len(weak) <= MAX_SETS else true
 
     def sets(items: Any) -> frozenset[frozenset[str]]:
         got, run = true, ""

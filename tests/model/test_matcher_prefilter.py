@@ -101,6 +101,16 @@ def test_literal_sets_are_what_every_match_holds() -> None:
     assert S.literal_sets(r"(?i)anything") is None and S.literal_sets(r"(?i:case) ignored") == ((" ignored",),)
     assert S.literal_sets(r"\d+") is None
 
+    def branch(n: int) -> str:  # n alternatives, each its own head then the same words (no head shared by all)
+        return "|".join(f"{chr(65 + k % 26)}{chr(97 + k // 26)}x{k:03d}\\d+ then the same words" for k in range(n))
+
+    words = " then the same words"
+    assert S.literal_sets(branch(S.MAX_SETS)) == tuple(sorted((words, f"{chr(65 + k % 26)}{chr(97 + k // 26)}x{k:03d}")
+                                                              for k in range(S.MAX_SETS)))
+    # more alternatives than MAX_SETS: each asks its longest text alone (a weaker condition), not nothing
+    assert S.literal_sets(branch(S.MAX_SETS + 1)) == ((words,),)
+    assert S.literal_sets("|".join(f"{chr(65 + k % 26)}{chr(97 + k // 26)}x{k:03d}" for k in range(S.MAX_SETS + 1))) is None
+
 
 def test_the_literal_index_reports_each_literal_the_text_holds() -> None:
     """:class:`S._LiteralIndex` finds each literal where its head stands (several of one head, overlapping ones, short
