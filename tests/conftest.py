@@ -242,25 +242,34 @@ def _session_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     _CACHES[:] = [tmp_path_factory.mktemp("caches"), 0]
     _TMP[:] = [tmp_path_factory.mktemp("t"), 0]
     _build_matrix_entry(kept_dir(tmp_path_factory, "glmcompat-matrix-entries"))
+    _install_socket_guard(mp)
     yield
     mp.undo()
 
 
 @pytest.fixture(autouse=True)
-def _hermetic(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
-              monkeypatch: pytest.MonkeyPatch) -> None:
+def _hermetic(request: pytest.FixtureRequest) -> Iterator[None]:
     """Each test gets a private cache (holding only the validated shipped matrix); installer variables of the
-    developer's shell (``UV_*``, ``PIP_*``) do not leak in."""
-    _CACHES[1] += 1  # a fresh directory a test (pytest's mktemp lists the directory it numbers in: quadratic)
-    cache = _CACHES[0] / f"cache{_CACHES[1]}"
-    cache.mkdir()
-    seed_matrix(cache)
-    monkeypatch.setenv("GLMCOMPAT_CACHE_DIR", str(cache))
-    network = request.node.get_closest_marker("network") is not None
-    _strip_installer_env(monkeypatch, network=network)
-    if network:  # the session sets GLMCOMPAT_NO_ARTIFACTS and GLMCOMPAT_OFFLINE; these read the index
-        monkeypatch.delenv("GLMCOMPAT_NO_ARTIFACTS", raising=False)
-        monkeypatch.delenv("GLMCOMPAT_OFFLINE", raising=False)
+    developer's shell (``UV_*``, ``PIP_*``) do not leak in; and no connection leaves the machine unless the test is
+    marked ``network`` (:func:`_socket_guard`). One fixture with its own MonkeyPatch, undone after the test's own: each
+    fixture a test sets up costs pytest's machinery a tenth of a millisecond, six thousand times a run."""
+    mp = pytest.MonkeyPatch()
+    try:
+        _CACHES[1] += 1  # a fresh directory a test (pytest's mktemp lists the directory it numbers in: quadratic)
+        cache = _CACHES[0] / f"cache{_CACHES[1]}"
+        cache.mkdir()
+        seed_matrix(cache)
+        mp.setenv("GLMCOMPAT_CACHE_DIR", str(cache))
+        network = request.node.get_closest_marker("network") is not None
+        _strip_installer_env(mp, network=network)
+        if network:  # the session sets GLMCOMPAT_NO_ARTIFACTS and GLMCOMPAT_OFFLINE; these read the index
+            mp.delenv("GLMCOMPAT_NO_ARTIFACTS", raising=False)
+            mp.delenv("GLMCOMPAT_OFFLINE", raising=False)
+        _socket_guard(request.node.nodeid, network, mp)
+        yield
+    finally:
+        _GUARDED.clear()
+        mp.undo()
 
 
 # -- no network unless a test is marked `network` -------------------------------------------------------------------
@@ -353,23 +362,20 @@ else:
 _PYTHONPATH: dict[str, str | None] = {}
 
 
-@pytest.fixture(autouse=True)
-def _socket_guard(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Refuse, in the test process and the Python processes it starts, any connection or name look-up beyond this
-    machine (loopback: the local index servers the tests run) unless the test is marked ``network``. Names under
-    ``.invalid`` (RFC 6761: never resolved) are looked up as usual: tests use them to see a name fail."""
-    if request.node.get_closest_marker("network"):
-        if "unguarded" in _PYTHONPATH:
-            if _PYTHONPATH["unguarded"] is None:
-                monkeypatch.delenv("PYTHONPATH", raising=False)
-            else:
-                monkeypatch.setenv("PYTHONPATH", _PYTHONPATH["unguarded"])
-        return
+_GUARDED: list[str] = []  # the node id of the test running now, unless it is marked network: the guard refuses for it
+_UNGUARDED: dict[str, Any] = {}  # the socket functions as they were before the session's guard
+
+
+def _install_socket_guard(mp: pytest.MonkeyPatch) -> None:
+    """The socket functions wrapped once a session (undone with ``mp``): each checks the address while a test not marked
+    ``network`` runs (:data:`_GUARDED`, set by :func:`_socket_guard`), and passes through otherwise (a fixture of a
+    wider scope, between tests)."""
     connect, connect_ex, getaddrinfo = socket.socket.connect, socket.socket.connect_ex, socket.getaddrinfo
+    _UNGUARDED.update(connect=connect, connect_ex=connect_ex, getaddrinfo=getaddrinfo)
 
     def check(sock: socket.socket, address: Any) -> None:
-        if sock.family in (socket.AF_INET, socket.AF_INET6) and not _is_local(address[0]):
-            raise NetworkBlocked(f"{request.node.nodeid} is not marked network but connects to {address[0]!r}")
+        if _GUARDED and sock.family in (socket.AF_INET, socket.AF_INET6) and not _is_local(address[0]):
+            raise NetworkBlocked(f"{_GUARDED[0]} is not marked network but connects to {address[0]!r}")
 
     def guarded_connect(self: socket.socket, address: Any) -> None:
         check(self, address)
@@ -380,14 +386,34 @@ def _socket_guard(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatc
         return connect_ex(self, address)
 
     def guarded_getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
-        name = host.decode() if isinstance(host, bytes) else host
-        if name is not None and not _is_local(name) and not str(name).rstrip(".").lower().endswith(".invalid"):
-            raise NetworkBlocked(f"{request.node.nodeid} is not marked network but looks up {name!r}")
+        if _GUARDED:
+            name = host.decode() if isinstance(host, bytes) else host
+            if name is not None and not _is_local(name) and not str(name).rstrip(".").lower().endswith(".invalid"):
+                raise NetworkBlocked(f"{_GUARDED[0]} is not marked network but looks up {name!r}")
         return getaddrinfo(host, *args, **kwargs)
 
-    monkeypatch.setattr(socket.socket, "connect", guarded_connect)
-    monkeypatch.setattr(socket.socket, "connect_ex", guarded_connect_ex)
-    monkeypatch.setattr(socket, "getaddrinfo", guarded_getaddrinfo)
+    mp.setattr(socket.socket, "connect", guarded_connect)
+    mp.setattr(socket.socket, "connect_ex", guarded_connect_ex)
+    mp.setattr(socket, "getaddrinfo", guarded_getaddrinfo)
+
+
+def _socket_guard(nodeid: str, network: bool, mp: pytest.MonkeyPatch) -> None:
+    """Refuse, in the test process and the Python processes it starts, any connection or name look-up beyond this
+    machine (loopback: the local index servers the tests run) unless the test is marked ``network``. Names under
+    ``.invalid`` (RFC 6761: never resolved) are looked up as usual: tests use them to see a name fail. A test marked
+    ``network`` runs with the socket functions as they were and its processes without the guard."""
+    if not network:
+        _GUARDED[:] = [nodeid]
+        return
+    if _UNGUARDED:
+        mp.setattr(socket.socket, "connect", _UNGUARDED["connect"])
+        mp.setattr(socket.socket, "connect_ex", _UNGUARDED["connect_ex"])
+        mp.setattr(socket, "getaddrinfo", _UNGUARDED["getaddrinfo"])
+    if "unguarded" in _PYTHONPATH:
+        if _PYTHONPATH["unguarded"] is None:
+            mp.delenv("PYTHONPATH", raising=False)
+        else:
+            mp.setenv("PYTHONPATH", _PYTHONPATH["unguarded"])
 
 
 def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
