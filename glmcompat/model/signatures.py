@@ -709,8 +709,16 @@ class _Matcher:
             if alts is _UNREAD:
                 got = literal_sets(self.keyed[i][1].pattern)
                 alts = sets[i] = None if got is None else tuple(tuple(_fold(w) for w in alt) for alt in got)
-            if not alts or any(all(w in text for w in alt) for alt in alts):  # type: ignore[union-attr]
+            if not alts:
                 out.append(i)
+                continue
+            for alt in alts:  # type: ignore[union-attr]  # any(all(w in text for w in alt) ...), without a generator a text
+                for w in alt:
+                    if w not in text:
+                        break
+                else:
+                    out.append(i)
+                    break
             else:
                 ruled += 1
         self.ruled_out += ruled
