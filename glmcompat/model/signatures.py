@@ -1381,6 +1381,17 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     # for each library of the libtorch directory, then for its JNI library libdjl_torch): the libtorch's own file
     ("djl_libtorch", r"Loading native library: (?P<v>\S{1,300}/libtorch(?:_cpu)?\.(?:so|dylib))\s{0,4}$"),
 )]
+_NOTED: list[tuple[str, re.Pattern[str], tuple[str, ...] | None]] = []
+
+
+def _noted() -> list[tuple[str, re.Pattern[str], tuple[str, ...] | None]]:
+    """:data:`_NOTES` with each pattern's :func:`required_literals` (made at the first line read for notes): a note whose
+    texts a line holds none of is not searched for there (a line the note words let through was searched by all 70)."""
+    if not _NOTED:
+        _NOTED.extend((what, pat, required_literals(pat.pattern)) for what, pat in _NOTES)
+    return _NOTED
+
+
 # the head of a paragraph of uv's derivation: "Because", "And because", "So, because" before a requirement's name
 _UV_BECAUSE = re.compile(r"(?:^|(?<=^And )|(?<=^So, ))[Bb]ecause (?=(?:all versions of |only |there is no |you require |your "
                          r"(?:project|workspace) requires )?[A-Za-z0-9][\w.\[\]-]{0,100}[\s{=<>!~,]|[A-Za-z0-9][\w.-]{0,100}$)")
@@ -1597,8 +1608,9 @@ class LogContext:
                 self._version(self.shown, value.strip())
                 self.shown = ""
         if _NOTE_WORDS.search(line) is not None:
-            for what, pat in _NOTES:
-                if what not in self.notes and (n := pat.search(line)) is not None:
+            for what, pat, need in _noted():
+                if what not in self.notes and (need is None or any(map(line.__contains__, need))) \
+                        and (n := pat.search(line)) is not None:
                     self.notes[what] = n.groupdict().get("v") or (f"{n.group('w')}.{n.group('x')}" if "w" in pat.groupindex else "")
         if "torch_named" not in self.notes and ((("torch" in line or "Torch" in line) and _TORCH_NAMED.search(line))
                                                 or "RuntimeError: CUDA error: " in line):
