@@ -63,12 +63,29 @@ extern "C" void* stable_entry(void) { torch_c_api(); return torch_new_stable_iva
 CUDART = 'extern "C" int cudaRuntimeGetVersion(int* v) { *v = 12080; return 0; }\n'
 
 
+# (source, its name, the soname, the arguments as gcc sees them) -> (the library, its mode): the fake wheels are built
+# from the same sources in a dozen test modules a process (``build_fakes``, seven builds each); g++'s output depends
+# only on what it is given, never on the folder (tests/ops/verify/gcconce.py says why), so a build seen before is copied
+_GXX: dict[tuple[object, ...], tuple[bytes, int]] = {}
+
+
 def gxx(tmp: Path, name: str, src: str, soname: str, *extra: str) -> Path:
+    """``g++ -shared -fPIC -O1`` of ``src`` (written to ``tmp/NAME.cpp``) into ``tmp/SONAME``, run once a process for
+    each distinct build (the arguments identified as :func:`tests.ops.verify.gcconce.gcc` identifies them)."""
+    from tests.ops.verify.gcconce import identify  # lazy: the verify tests' helper, one rule for both compilers
+
     c = tmp / f"{name}.cpp"
     c.write_text(src)
     out = tmp / soname
+    key = (src, name, soname, tuple(("-L", identify(a[2:])) if a.startswith("-L") else identify(a) for a in extra))
+    if key in _GXX:
+        data, mode = _GXX[key]
+        out.write_bytes(data)
+        out.chmod(mode)
+        return out
     subprocess.run(["g++", "-shared", "-fPIC", "-O1", "-o", str(out), str(c), f"-Wl,-soname,{soname}", *extra],
                    check=True, capture_output=True)
+    _GXX[key] = (out.read_bytes(), out.stat().st_mode & 0o7777)
     return out
 
 

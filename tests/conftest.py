@@ -3,12 +3,14 @@ from __future__ import annotations
 import contextlib
 import ipaddress
 import os
+import pickle
 import re
 import shutil
 import socket
 import subprocess
 import sys
 import time
+import tomllib
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,24 @@ def json_dicts(node: Any) -> Iterator[dict[str, Any]]:
     elif isinstance(node, list):
         for v in node:
             yield from json_dicts(v)
+
+_TOML: dict[str, tuple[tuple[int, int, int], bytes]] = {}  # path -> (its stat as read, the document pickled)
+
+
+def toml_file(path: Path) -> dict[str, Any]:
+    """The TOML document at ``path``, as ``tomllib.loads(path.read_text(encoding="utf-8"))`` reads it: parsed once a
+    process while the file's stat (inode, size, mtime) stays (the raise-site tables and the real-log cases are read by a
+    dozen modules, at collection and in tests: seconds of tomllib a worker), and a fresh copy each call (unpickled: what
+    one caller changes, the next does not see)."""
+    st = path.stat()
+    sig = (st.st_ino, st.st_size, st.st_mtime_ns)
+    hit = _TOML.get(str(path))
+    if hit is None or hit[0] != sig:
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+        hit = _TOML[str(path)] = (sig, pickle.dumps(doc, protocol=pickle.HIGHEST_PROTOCOL))
+        return doc
+    return dict(pickle.loads(hit[1]))
+
 
 # Installer variables of the developer's shell (an index, a cache, find-links, offline mode, a configuration file) would
 # change what the real uv and pip do in a test: none reaches a test, except, for the tests marked `network` (and the
@@ -52,7 +72,7 @@ def _strip_installer_env(mp: pytest.MonkeyPatch, *, network: bool = False) -> No
 # test uses gets that entry (sealed under its own name, exactly as glmcompat writes it) for matrix files that are
 # byte for byte the shipped ones. An edited matrix is never seeded: glmcompat validates it as it would.
 
-_SHIPPED: dict[str, Any] = {}  # "files": [(name, bytes)] of the shipped matrix; "body": the entry's payload
+_SHIPPED: dict[str, Any] = {}  # "files": [(name, bytes)] of the shipped matrix; "body": the entry's payload; "name": its name
 
 
 def _matrix_contents(paths: Sequence[str | Path] | None) -> list[tuple[str, bytes]]:
@@ -121,7 +141,7 @@ def _build_matrix_entry(kept: Path | None = None) -> None:
     entry = (cache_dir() / name).read_bytes() if name else b""
     body = unseal("matrix", name, entry) if name else None
     if body is not None:
-        _SHIPPED.update(files=_matrix_contents(None), body=body)
+        _SHIPPED.update(files=_matrix_contents(None), body=body, name=name)
         with contextlib.suppress(OSError):
             if copy is not None and (not copy.exists() or copy.read_bytes() != entry):  # none kept, or a damaged one
                 copy.parent.mkdir(parents=True, exist_ok=True)
@@ -133,24 +153,28 @@ _SEALED: dict[tuple[str, ...] | None, tuple[str | None, bytes]] = {}  # paths ->
 
 def _sealed_entry(paths: Sequence[str | Path] | None) -> tuple[str | None, bytes]:
     """The entry's name and sealed bytes for matrix files ``paths`` that are the shipped ones, computed once per paths
-    (the name hashes the files and glmcompat's code, the seal the 400 KB entry: milliseconds every test would pay)."""
+    (the name hashes the files and glmcompat's code, the seal the 400 KB entry: milliseconds every test would pay); for
+    the shipped matrix (None), the name of the entry the session validated."""
     key = None if paths is None else tuple(os.path.abspath(p) for p in paths)
     if key not in _SEALED:
         from glmcompat.matrix.load import cache_entry_name
         from glmcompat.matrix.locations import seal
 
-        name = cache_entry_name(paths)
+        name = _SHIPPED["name"] if paths is None else cache_entry_name(paths)
         _SEALED[key] = (name, seal("matrix", name, _SHIPPED["body"]) if name is not None else b"")
     return _SEALED[key]
 
 
 def seed_matrix(cache: Path, paths: Sequence[str | Path] | None = None) -> None:
     """Put the session's matrix entry for ``paths`` (default: the shipped matrix) into the glmcompat cache
-    ``cache``, when those files are byte for byte the shipped matrix and no entry is there yet."""
+    ``cache``, when those files are byte for byte the shipped matrix and no entry is there yet. The shipped matrix's
+    entry goes in unread (each test's cache gets it: reading the 46 files' stats a test cost more than the rest of the
+    test's set-up): it is named by the files as the session validated them, so if they were changed since, glmcompat
+    looks for another name, misses, and validates them as they are."""
     if not _SHIPPED or cache.is_symlink() or (cache.exists() and not cache.is_dir()):
         return
     try:
-        if not _is_shipped(paths):
+        if paths is not None and not _is_shipped(paths):
             return
         name, sealed = _sealed_entry(paths)
         if name is not None and not (cache / name).exists():
@@ -218,25 +242,34 @@ def _session_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     _CACHES[:] = [tmp_path_factory.mktemp("caches"), 0]
     _TMP[:] = [tmp_path_factory.mktemp("t"), 0]
     _build_matrix_entry(kept_dir(tmp_path_factory, "glmcompat-matrix-entries"))
+    _install_socket_guard(mp)
     yield
     mp.undo()
 
 
 @pytest.fixture(autouse=True)
-def _hermetic(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
-              monkeypatch: pytest.MonkeyPatch) -> None:
+def _hermetic(request: pytest.FixtureRequest) -> Iterator[None]:
     """Each test gets a private cache (holding only the validated shipped matrix); installer variables of the
-    developer's shell (``UV_*``, ``PIP_*``) do not leak in."""
-    _CACHES[1] += 1  # a fresh directory a test (pytest's mktemp lists the directory it numbers in: quadratic)
-    cache = _CACHES[0] / f"cache{_CACHES[1]}"
-    cache.mkdir()
-    seed_matrix(cache)
-    monkeypatch.setenv("GLMCOMPAT_CACHE_DIR", str(cache))
-    network = request.node.get_closest_marker("network") is not None
-    _strip_installer_env(monkeypatch, network=network)
-    if network:  # the session sets GLMCOMPAT_NO_ARTIFACTS and GLMCOMPAT_OFFLINE; these read the index
-        monkeypatch.delenv("GLMCOMPAT_NO_ARTIFACTS", raising=False)
-        monkeypatch.delenv("GLMCOMPAT_OFFLINE", raising=False)
+    developer's shell (``UV_*``, ``PIP_*``) do not leak in; and no connection leaves the machine unless the test is
+    marked ``network`` (:func:`_socket_guard`). One fixture with its own MonkeyPatch, undone after the test's own: each
+    fixture a test sets up costs pytest's machinery a tenth of a millisecond, six thousand times a run."""
+    mp = pytest.MonkeyPatch()
+    try:
+        _CACHES[1] += 1  # a fresh directory a test (pytest's mktemp lists the directory it numbers in: quadratic)
+        cache = _CACHES[0] / f"cache{_CACHES[1]}"
+        cache.mkdir()
+        seed_matrix(cache)
+        mp.setenv("GLMCOMPAT_CACHE_DIR", str(cache))
+        network = request.node.get_closest_marker("network") is not None
+        _strip_installer_env(mp, network=network)
+        if network:  # the session sets GLMCOMPAT_NO_ARTIFACTS and GLMCOMPAT_OFFLINE; these read the index
+            mp.delenv("GLMCOMPAT_NO_ARTIFACTS", raising=False)
+            mp.delenv("GLMCOMPAT_OFFLINE", raising=False)
+        _socket_guard(request.node.nodeid, network, mp)
+        yield
+    finally:
+        _GUARDED.clear()
+        mp.undo()
 
 
 # -- no network unless a test is marked `network` -------------------------------------------------------------------
@@ -329,23 +362,20 @@ else:
 _PYTHONPATH: dict[str, str | None] = {}
 
 
-@pytest.fixture(autouse=True)
-def _socket_guard(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Refuse, in the test process and the Python processes it starts, any connection or name look-up beyond this
-    machine (loopback: the local index servers the tests run) unless the test is marked ``network``. Names under
-    ``.invalid`` (RFC 6761: never resolved) are looked up as usual: tests use them to see a name fail."""
-    if request.node.get_closest_marker("network"):
-        if "unguarded" in _PYTHONPATH:
-            if _PYTHONPATH["unguarded"] is None:
-                monkeypatch.delenv("PYTHONPATH", raising=False)
-            else:
-                monkeypatch.setenv("PYTHONPATH", _PYTHONPATH["unguarded"])
-        return
+_GUARDED: list[str] = []  # the node id of the test running now, unless it is marked network: the guard refuses for it
+_UNGUARDED: dict[str, Any] = {}  # the socket functions as they were before the session's guard
+
+
+def _install_socket_guard(mp: pytest.MonkeyPatch) -> None:
+    """The socket functions wrapped once a session (undone with ``mp``): each checks the address while a test not marked
+    ``network`` runs (:data:`_GUARDED`, set by :func:`_socket_guard`), and passes through otherwise (a fixture of a
+    wider scope, between tests)."""
     connect, connect_ex, getaddrinfo = socket.socket.connect, socket.socket.connect_ex, socket.getaddrinfo
+    _UNGUARDED.update(connect=connect, connect_ex=connect_ex, getaddrinfo=getaddrinfo)
 
     def check(sock: socket.socket, address: Any) -> None:
-        if sock.family in (socket.AF_INET, socket.AF_INET6) and not _is_local(address[0]):
-            raise NetworkBlocked(f"{request.node.nodeid} is not marked network but connects to {address[0]!r}")
+        if _GUARDED and sock.family in (socket.AF_INET, socket.AF_INET6) and not _is_local(address[0]):
+            raise NetworkBlocked(f"{_GUARDED[0]} is not marked network but connects to {address[0]!r}")
 
     def guarded_connect(self: socket.socket, address: Any) -> None:
         check(self, address)
@@ -356,14 +386,34 @@ def _socket_guard(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatc
         return connect_ex(self, address)
 
     def guarded_getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
-        name = host.decode() if isinstance(host, bytes) else host
-        if name is not None and not _is_local(name) and not str(name).rstrip(".").lower().endswith(".invalid"):
-            raise NetworkBlocked(f"{request.node.nodeid} is not marked network but looks up {name!r}")
+        if _GUARDED:
+            name = host.decode() if isinstance(host, bytes) else host
+            if name is not None and not _is_local(name) and not str(name).rstrip(".").lower().endswith(".invalid"):
+                raise NetworkBlocked(f"{_GUARDED[0]} is not marked network but looks up {name!r}")
         return getaddrinfo(host, *args, **kwargs)
 
-    monkeypatch.setattr(socket.socket, "connect", guarded_connect)
-    monkeypatch.setattr(socket.socket, "connect_ex", guarded_connect_ex)
-    monkeypatch.setattr(socket, "getaddrinfo", guarded_getaddrinfo)
+    mp.setattr(socket.socket, "connect", guarded_connect)
+    mp.setattr(socket.socket, "connect_ex", guarded_connect_ex)
+    mp.setattr(socket, "getaddrinfo", guarded_getaddrinfo)
+
+
+def _socket_guard(nodeid: str, network: bool, mp: pytest.MonkeyPatch) -> None:
+    """Refuse, in the test process and the Python processes it starts, any connection or name look-up beyond this
+    machine (loopback: the local index servers the tests run) unless the test is marked ``network``. Names under
+    ``.invalid`` (RFC 6761: never resolved) are looked up as usual: tests use them to see a name fail. A test marked
+    ``network`` runs with the socket functions as they were and its processes without the guard."""
+    if not network:
+        _GUARDED[:] = [nodeid]
+        return
+    if _UNGUARDED:
+        mp.setattr(socket.socket, "connect", _UNGUARDED["connect"])
+        mp.setattr(socket.socket, "connect_ex", _UNGUARDED["connect_ex"])
+        mp.setattr(socket, "getaddrinfo", _UNGUARDED["getaddrinfo"])
+    if "unguarded" in _PYTHONPATH:
+        if _PYTHONPATH["unguarded"] is None:
+            mp.delenv("PYTHONPATH", raising=False)
+        else:
+            mp.setenv("PYTHONPATH", _PYTHONPATH["unguarded"])
 
 
 def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
@@ -509,3 +559,32 @@ def pytest_configure(config: pytest.Config) -> None:
     import compileall
 
     compileall.compile_dir(str(ROOT / "glmcompat"), quiet=1)
+    _rewrite_tests(config)
+
+
+def _rewrite_tests(config: pytest.Config) -> None:
+    """The test modules' rewritten bytecode (pytest's assertion rewriting, kept in ``__pycache__`` as pytest keeps it),
+    written once by the controller before the workers start: in a fresh checkout each xdist worker rewrote and compiled
+    every test module itself as it collected them, all at once (about 4 s of CPU a worker). A module whose cached
+    bytecode is current is left alone; a pytest whose rewriting machinery has moved leaves it to the workers, which
+    rewrite what they find missing, as before. Not with ``--assert=plain`` (nothing is rewritten)."""
+    import fnmatch
+
+    try:
+        from _pytest.assertion import rewrite
+    except ImportError:  # pragma: no cover - a pytest without the module: the workers rewrite
+        return
+    state = config.stash.get(rewrite.assertstate_key, None)
+    if state is None or not config.getoption("numprocesses", None):
+        return  # no rewriting, or no workers: the one process rewrites each module as it imports it
+    patterns = config.getini("python_files")
+    try:
+        for fn in sorted((ROOT / "tests").rglob("test_*.py")):
+            if not any(fnmatch.fnmatch(fn.name, pat) for pat in patterns) or "fixtures" in fn.relative_to(ROOT).parts:
+                continue
+            pyc = rewrite.get_cache_dir(fn) / (fn.name[:-3] + rewrite.PYC_TAIL)
+            if rewrite._read_pyc(fn, pyc) is None and rewrite.try_makedirs(pyc.parent):
+                source_hash, co = rewrite._rewrite_test(fn, config)
+                rewrite._write_pyc(state, co, source_hash, pyc)
+    except (AttributeError, TypeError, ValueError):  # pragma: no cover - pytest's private API changed: the workers rewrite
+        return

@@ -101,6 +101,8 @@ class Facts:
         self._archs: dict[str, dict[str, str]] | None = None
         self._gcc: dict[str, tuple[str, str, str]] | None = None
         self._model_types: dict[str, tuple[str, dict[str, tuple[str, str]]]] | None = None
+        self._kernel_names: frozenset[str] | None = None  # kernel_packages()
+        self._family_names: frozenset[str] | None = None  # family_packages()
         self._views: dict[str, Facts] = {self.platform: self}
 
     def on(self, platform: str) -> Facts:
@@ -257,8 +259,11 @@ class Facts:
 
     def kernel_packages(self) -> set[str]:
         """Packages that are compiled torch extensions (rows on any platform: a kernel with rows only for
-        x86_64 is still an extension on aarch64, and unknown there)."""
-        return {k.package for k in self._all_kernels()}
+        x86_64 is still an extension on aarch64, and unknown there). Collected once (the judge asks for each package
+        of a lock, again at each round of following pins); a fresh set each call."""
+        if self._kernel_names is None:
+            self._kernel_names = frozenset(k.package for k in self._all_kernels())
+        return set(self._kernel_names)
 
     def _all_kernels(self) -> Iterator[Kernel]:
         for k in self.all_rows("kernel"):
@@ -553,7 +558,10 @@ class Facts:
         return None
 
     def family_packages(self) -> set[str]:
-        return {f.package for f in self.rows("family")}
+        """The packages of the family rules on this platform, collected once; a fresh set each call."""
+        if self._family_names is None:
+            self._family_names = frozenset(f.package for f in self.rows("family"))
+        return set(self._family_names)
 
     def family_for_torch(self, package: str, torch: str) -> str | None:
         """The newest ``package`` release built for exactly ``torch`` (an ``==`` pin); failing that, the

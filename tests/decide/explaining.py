@@ -4,7 +4,6 @@ the log lines it echoes), and the one assertion of a diagnosis (exit 1, the sign
 from __future__ import annotations
 
 import hashlib
-import tomllib
 from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 from typing import TypeVar
@@ -12,6 +11,7 @@ from typing import TypeVar
 import pytest
 
 from glmcompat.cli import main
+from tests.conftest import toml_file
 
 
 def said(text: str) -> str:
@@ -99,7 +99,7 @@ def read_as_tabled(m: dict[str, object], tmp_path: Path, capsys: pytest.CaptureF
 
 def table(*names: str) -> list[dict[str, object]]:
     """The messages of the raise-site tables ``names`` (tests/fixtures/raise_sites/), in order."""
-    return [m for name in names for m in tomllib.loads((RAISE_SITES / name).read_text(encoding="utf-8"))["message"]]
+    return [m for name in names for m in toml_file(RAISE_SITES / name)["message"]]
 
 
 def message_id(m: dict[str, object], width: int = 50) -> str:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -21,6 +20,7 @@ from glmcompat.matrix.load import load_facts
 from glmcompat.matrix.schema import _check_families, load_matrix
 from glmcompat.model.causes import CAUSE_OF, cause_name
 from glmcompat.model.errors import MatrixError
+from tests.conftest import toml_file
 from tests.decide.explaining import RAISE_SITES, each_row, explain, message_id, read_as_tabled, row_id, table
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,7 +50,7 @@ def test_a_family_is_in_the_same_cause_area() -> None:
     it reports them as one rule: a case of a cause is the same break."""
     ids = {s.id for s in SIGS}
     expected = {str(m["expect"]) for f in RAISE_SITES.glob("*.toml")
-                for m in tomllib.loads(f.read_text(encoding="utf-8")).get("message", [])}
+                for m in toml_file(f).get("message", [])}
     for sid, fam in FAMILY.items():
         assert fam in ids and fam in expected, (sid, fam)
         if sid in CAUSE_OF and fam in CAUSE_OF:
@@ -59,7 +59,7 @@ def test_a_family_is_in_the_same_cause_area() -> None:
 
 def _tabled(sid: str) -> list[dict[str, object]]:
     return [m for f in sorted(RAISE_SITES.glob("*.toml"))
-            for m in tomllib.loads(f.read_text(encoding="utf-8")).get("message", []) if m["expect"] == sid]
+            for m in toml_file(f).get("message", []) if m["expect"] == sid]
 
 
 @pytest.mark.parametrize("sid", sorted(DECLARED))
@@ -78,7 +78,7 @@ def test_the_formatter_words_the_family() -> None:
 
 
 def _arch_case() -> dict[str, object]:
-    cases = [c for f in sorted(LOGS.glob("*.toml")) for c in tomllib.loads(f.read_text(encoding="utf-8")).get("case", [])]
+    cases = [c for f in sorted(LOGS.glob("*.toml")) for c in toml_file(f).get("case", [])]
     return next(c for c in cases if c.get("id") == "torch-arch-unsupported" and "known_miss" not in c)
 
 

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import functools
 import re
-import tomllib
 from pathlib import Path
 
 import pytest
 
 from glmcompat.matrix.load import load_facts
+from tests.conftest import toml_file
 from tests.decide.explaining import RAISE_SITES, each_row, explain
 
 # the settled refinements: {the two ids} -> which one owns the line, and why (where it is settled; the raise site)
@@ -159,7 +159,7 @@ def _patterns() -> list[tuple[str, re.Pattern[str]]]:
 
 def _messages() -> list[tuple[str, dict[str, object]]]:
     return [(f.name, m) for f in sorted(RAISE_SITES.glob("*.toml"))
-            for m in tomllib.loads(f.read_text(encoding="utf-8")).get("message", [])]
+            for m in toml_file(f).get("message", [])]
 
 
 @functools.cache

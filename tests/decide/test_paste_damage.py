@@ -17,7 +17,6 @@ import hashlib
 
 import re
 import zlib
-import tomllib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -26,6 +25,7 @@ import pytest
 from glmcompat.decide.pasted import pasted
 from glmcompat.matrix.load import load_facts
 from glmcompat.model.signatures import QUOTES, Hit, scan_numbered, tolerant, unquoted
+from tests.conftest import toml_file
 from tests.decide.explaining import RAISE_SITES, diagnoses, each_row, explain, message_id, unclaimed
 from tests.decide.test_real_logs import unmeasured_files
 
@@ -35,7 +35,7 @@ SIGNATURES = load_facts().rows("signature")
 
 def _messages() -> list[dict[str, str]]:
     return [m for f in sorted(RAISE_SITES.glob("*.toml"))
-            for m in tomllib.loads(f.read_text(encoding="utf-8")).get("message", ())]
+            for m in toml_file(f).get("message", ())]
 
 
 MESSAGES = _messages()
@@ -276,7 +276,7 @@ def test_the_animateanyone_log_reads_as_torch_printed_it(tmp_path: Path, capsys:
 
 def _out_of_remit() -> list[dict[str, object]]:
     every = [c for f in sorted(FIXTURES.glob("*.toml")) if f.name not in unmeasured_files()
-             for c in tomllib.loads(f.read_text())["case"]]
+             for c in toml_file(f)["case"]]
     return [c for c in every if c.get("found", True) is False and "known_miss" not in c]
 
 
@@ -415,7 +415,7 @@ def test_the_pollbot_log_reads_as_cython_printed_it(tmp_path: Path, capsys: pyte
 TELLING = 8
 _SENTENCE = re.compile(r"(?<=[.!?])[ \t]+(?=[A-Z`'\"(\[])")
 _PLAIN = re.compile(r"[A-Za-z][a-z]*[,;:.!?]?|[a-z]+'[a-z]+[,.]?")
-TAILS = tomllib.loads((RAISE_SITES / "mid-message-tails.toml").read_text(encoding="utf-8"))["tail"]
+TAILS = toml_file(RAISE_SITES / "mid-message-tails.toml")["tail"]
 GENERIC = {t["sentence"] for t in TAILS if t["kind"] == "generic"}
 UNDONE = {t["sentence"] for t in TAILS if t["kind"] == "undone"}
 

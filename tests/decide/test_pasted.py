@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ import pytest
 from glmcompat.cli import main
 from glmcompat.decide.pasted import clean, pasted, width_of
 from glmcompat.model.signatures import numbered_lines
+from tests.conftest import toml_file
 from tests.decide.explaining import said
 from tests.decide.test_real_logs import unmeasured_files
 
@@ -147,7 +147,7 @@ def test_the_terminal_recording_reads_as_the_plain_one() -> None:
 
 # ---- real logs wrapped by a real tool: coreutils' fold, as a terminal (-w) or a page (-s, at spaces) wraps them ----
 def _cases(*names: str) -> list[dict[str, object]]:
-    return [c for n in names for c in tomllib.loads((FIXTURES / n).read_text())["case"] if "known_miss" not in c]
+    return [c for n in names for c in toml_file(FIXTURES / n)["case"] if "known_miss" not in c]
 
 
 FOLDED = [c for c in _cases("heldout_q.toml", "heldout_p.toml", "heldout_o.toml")
@@ -204,7 +204,7 @@ def test_real_logs_wrapped_by_a_terminal_or_a_page_keep_their_diagnosis(cmd: str
 @pytest.mark.parametrize("cmd", FOLDS + ("fold -w 120", "fold -s -w 60"))
 def test_out_of_remit_logs_wrapped_stay_unclaimed(cmd: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     every = [c for f in sorted(FIXTURES.glob("*.toml")) if f.name not in unmeasured_files()
-             for c in tomllib.loads(f.read_text())["case"]]
+             for c in toml_file(f)["case"]]
     out_of_remit = [c for c in every if c.get("found", True) is False and "known_miss" not in c]
     assert len(out_of_remit) >= 20
     claimed = []

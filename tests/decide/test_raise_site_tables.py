@@ -7,11 +7,11 @@ test_install_raise_sites.py."""
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import toml_file
 from tests.decide.explaining import diagnoses, each_row, message_id, read_as_tabled, table, unclaimed
 
 TABLES = Path(__file__).resolve().parents[1] / "fixtures" / "raise_sites"
@@ -26,7 +26,7 @@ COVERS = {  # family -> the libraries (or tools) its table must hold
 # the fewest messages each family's table must name (the system table lists every code of its enums, most of them no
 # failure of the stack, and must name at least as many as the others)
 NAMED = {"torch": 100, "install": 100, "system": 100, "runtime": 20}
-MESSAGES = {family: tomllib.loads((TABLES / f"{family}-family.toml").read_text(encoding="utf-8"))["message"]
+MESSAGES = {family: toml_file(TABLES / f"{family}-family.toml")["message"]
             for family in COVERS}
 ALL = [(family, m) for family, ms in MESSAGES.items() for m in ms]
 

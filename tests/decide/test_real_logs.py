@@ -5,12 +5,12 @@ glmcompat prints about the log, not in the log line it echoes; a log out of remi
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 
 import pytest
 
 from glmcompat.cli import main
+from tests.conftest import toml_file
 from tests.decide.explaining import explain, said
 
 HERE = Path(__file__).parent.parent / "fixtures" / "explain"
@@ -19,175 +19,175 @@ HERE = Path(__file__).parent.parent / "fixtures" / "explain"
 CASES = [c for name in ("cases.toml", "heldout_a.toml", "heldout_b.toml", "heldout_c.toml", "heldout_d.toml",
                                       "heldout_e.toml", "heldout_f.toml", "heldout_g.toml", "heldout_h.toml",
                                       "heldout_i.toml")
-         for c in tomllib.loads((HERE / name).read_text())["case"]]
+         for c in toml_file(HERE / name)["case"]]
 # heldout_j.toml: the tenth set, frozen before `explain` ran on it, scored by test_real_log_j (`-k _j` selects it).
 # While UNMEASURED, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED = False: set J is then scored like
 # set I (a strict expected failure per recorded miss, every other case must pass).
-CASES_J = tomllib.loads((HERE / "heldout_j.toml").read_text())["case"]
+CASES_J = toml_file(HERE / "heldout_j.toml")["case"]
 UNMEASURED = False
 # heldout_k.toml: the eleventh set, frozen before `explain` ran on it, scored by test_real_log_k (`-k test_real_log_k`
 # selects it).
 # While UNMEASURED_K, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_K = False, as for set J.
-CASES_K = tomllib.loads((HERE / "heldout_k.toml").read_text())["case"]
+CASES_K = toml_file(HERE / "heldout_k.toml")["case"]
 UNMEASURED_K = False
 # heldout_l.toml: the twelfth set, frozen before `explain` ran on it, scored by test_real_log_l (`-k test_real_log_l`
 # selects it).
 # While UNMEASURED_L, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_L = False, as for set K.
-CASES_L = tomllib.loads((HERE / "heldout_l.toml").read_text())["case"]
+CASES_L = toml_file(HERE / "heldout_l.toml")["case"]
 UNMEASURED_L = False
 # heldout_m.toml: the thirteenth set, frozen before `explain` ran on it, scored by test_real_log_m (`-k test_real_log_m`
 # selects it).
 # While UNMEASURED_M, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_M = False, as for set L.
-CASES_M = tomllib.loads((HERE / "heldout_m.toml").read_text())["case"]
+CASES_M = toml_file(HERE / "heldout_m.toml")["case"]
 UNMEASURED_M = False
 # heldout_n.toml: the fourteenth set, frozen before `explain` ran on it, scored by test_real_log_n (`-k test_real_log_n`
 # selects it).
 # While UNMEASURED_N, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_N = False, as for set M.
-CASES_N = tomllib.loads((HERE / "heldout_n.toml").read_text())["case"]
+CASES_N = toml_file(HERE / "heldout_n.toml")["case"]
 UNMEASURED_N = False
 # heldout_o.toml: the fifteenth set, frozen before `explain` ran on it, scored by test_real_log_o (`-k test_real_log_o`
 # selects it).
 # While UNMEASURED_O, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_O = False, as for set N.
-CASES_O = tomllib.loads((HERE / "heldout_o.toml").read_text())["case"]
+CASES_O = toml_file(HERE / "heldout_o.toml")["case"]
 UNMEASURED_O = False
 # heldout_p.toml: the sixteenth set, frozen before `explain` ran on it, scored by test_real_log_p (`-k test_real_log_p`
 # selects it).
 # While UNMEASURED_P, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_P = False, as for set O.
-CASES_P = tomllib.loads((HERE / "heldout_p.toml").read_text())["case"]
+CASES_P = toml_file(HERE / "heldout_p.toml")["case"]
 UNMEASURED_P = False
 # heldout_q.toml: the seventeenth set, frozen before `explain` ran on it, scored by test_real_log_q (`-k test_real_log_q`
 # selects it).
 # While UNMEASURED_Q, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_Q = False, as for set P.
-CASES_Q = tomllib.loads((HERE / "heldout_q.toml").read_text())["case"]
+CASES_Q = toml_file(HERE / "heldout_q.toml")["case"]
 UNMEASURED_Q = False
 # heldout_r.toml: the eighteenth set, frozen before `explain` ran on it, scored by test_real_log_r (`-k test_real_log_r`
 # selects it).
 # While UNMEASURED_R, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_R = False, as for set Q.
-CASES_R = tomllib.loads((HERE / "heldout_r.toml").read_text())["case"]
+CASES_R = toml_file(HERE / "heldout_r.toml")["case"]
 UNMEASURED_R = False
 
 # heldout_s.toml: the nineteenth set (set R is gathered beside it), frozen before `explain` ran on it, scored by
 # test_real_log_s (`-k test_real_log_s` selects it).
 # While UNMEASURED_S, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_S = False, as for set Q.
-CASES_S = tomllib.loads((HERE / "heldout_s.toml").read_text())["case"]
+CASES_S = toml_file(HERE / "heldout_s.toml")["case"]
 UNMEASURED_S = False
 # heldout_t.toml: the twentieth set (set U is gathered beside it), frozen before `explain` ran on it, scored by
 # test_real_log_t (`-k test_real_log_t` selects it).
 # While UNMEASURED_T, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_T = False, as for set S.
-CASES_T = tomllib.loads((HERE / "heldout_t.toml").read_text())["case"]
+CASES_T = toml_file(HERE / "heldout_t.toml")["case"]
 UNMEASURED_T = False
 # heldout_u.toml: the set gathered as U (set T is gathered beside it), frozen before `explain` ran on it, scored by
 # test_real_log_u (`-k test_real_log_u` selects it).
 # While UNMEASURED_U, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_U = False, as for set Q.
-CASES_U = tomllib.loads((HERE / "heldout_u.toml").read_text())["case"]
+CASES_U = toml_file(HERE / "heldout_u.toml")["case"]
 UNMEASURED_U = False
 # heldout_v.toml: the set gathered as V, frozen before `explain` ran on it, scored by test_real_log_v
 # (`-k test_real_log_v` selects it).
 # While UNMEASURED_V, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_V = False, as for set U.
-CASES_V = tomllib.loads((HERE / "heldout_v.toml").read_text())["case"]
+CASES_V = toml_file(HERE / "heldout_v.toml")["case"]
 UNMEASURED_V = False
 # heldout_w.toml: the set gathered as W, frozen before `explain` ran on it, scored by test_real_log_w
 # (`-k test_real_log_w` selects it).
 # While UNMEASURED_W, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_W = False, as for set V.
-CASES_W = tomllib.loads((HERE / "heldout_w.toml").read_text())["case"]
+CASES_W = toml_file(HERE / "heldout_w.toml")["case"]
 UNMEASURED_W = False
 # heldout_x.toml: the set gathered as X (set W is gathered beside it), frozen before `explain` ran on it, scored by
 # test_real_log_x (`-k test_real_log_x` selects it).
 # While UNMEASURED_X, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_X = False, as for set V.
-CASES_X = tomllib.loads((HERE / "heldout_x.toml").read_text())["case"]
+CASES_X = toml_file(HERE / "heldout_x.toml")["case"]
 UNMEASURED_X = False
 # heldout_y.toml: the set gathered as Y (mixed queries: error key words and users' questions), frozen before
 # `explain` ran on it, scored by test_real_log_y (`-k test_real_log_y` selects it).
 # While UNMEASURED_Y, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_Y = False, as for set V.
-CASES_Y = tomllib.loads((HERE / "heldout_y.toml").read_text())["case"]
+CASES_Y = toml_file(HERE / "heldout_y.toml")["case"]
 UNMEASURED_Y = False
 # heldout_z.toml: the set gathered as Z (an on-call engineer's short searches: the thing seen plus the situation),
 # frozen before `explain` ran on it, scored by test_real_log_z (`-k test_real_log_z` selects it).
 # While UNMEASURED_Z, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_Z = False, as for set V.
-CASES_Z = tomllib.loads((HERE / "heldout_z.toml").read_text())["case"]
+CASES_Z = toml_file(HERE / "heldout_z.toml")["case"]
 UNMEASURED_Z = False
 # heldout_aa.toml: the set gathered as AA (the last line of a traceback as pasted into a search box, with the tool that
 # ran it), frozen before `explain` ran on it, scored by test_real_log_aa (`-k test_real_log_aa` selects it).
 # While UNMEASURED_AA, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_AA = False, as for set V.
-CASES_AA = tomllib.loads((HERE / "heldout_aa.toml").read_text())["case"]
+CASES_AA = toml_file(HERE / "heldout_aa.toml")["case"]
 UNMEASURED_AA = False
 # heldout_ab.toml: the set gathered as AB (a maintainer's triage phrasing: a short noun phrase of the failure plus the
 # component), frozen before `explain` ran on it, scored by test_real_log_ab (`-k test_real_log_ab` selects it).
 # While UNMEASURED_AB, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_AB = False, as for set V.
-CASES_AB = tomllib.loads((HERE / "heldout_ab.toml").read_text())["case"]
+CASES_AB = toml_file(HERE / "heldout_ab.toml")["case"]
 UNMEASURED_AB = False
 # heldout_ac.toml: the set gathered as AC (the title of a user's question after an install, upgrade or new machine went
 # wrong; set AD is gathered beside it), frozen before `explain` ran on it, scored by test_real_log_ac
 # (`-k test_real_log_ac` selects it).
 # While UNMEASURED_AC, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_AC = False, as for set V.
-CASES_AC = tomllib.loads((HERE / "heldout_ac.toml").read_text())["case"]
+CASES_AC = toml_file(HERE / "heldout_ac.toml")["case"]
 UNMEASURED_AC = False
 # heldout_ad.toml: the set gathered as AD (a short keyword search: a package, a symptom and a platform word), frozen
 # before `explain` ran on it, scored by test_real_log_ad (`-k test_real_log_ad` selects it).
 # While UNMEASURED_AD, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_AD = False, as for set V.
-CASES_AD = tomllib.loads((HERE / "heldout_ad.toml").read_text())["case"]
+CASES_AD = toml_file(HERE / "heldout_ad.toml")["case"]
 UNMEASURED_AD = False
 # heldout_ae.toml: the set gathered as AE (the fix a user was told about, typed as the query: the remedy, not the
 # symptom), frozen before `explain` ran on it, scored by test_real_log_ae (`-k test_real_log_ae` selects it).
 # While UNMEASURED_AE, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_AE = False, as for set V.
-CASES_AE = tomllib.loads((HERE / "heldout_ae.toml").read_text())["case"]
+CASES_AE = toml_file(HERE / "heldout_ae.toml")["case"]
 UNMEASURED_AE = False
 # heldout_af.toml: the set gathered as AF (queries typed in the words of the environment manager or install route the
 # user took, describing what broke after it), frozen before `explain` ran on it, scored by test_real_log_af
 # (`-k test_real_log_af` selects it).
 # While UNMEASURED_AF, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_AF = False, as for set V.
-CASES_AF = tomllib.loads((HERE / "heldout_af.toml").read_text())["case"]
+CASES_AF = toml_file(HERE / "heldout_af.toml")["case"]
 UNMEASURED_AF = False
 # heldout_ag.toml: the set gathered as AG (the application the user was running when it broke, plus what it did; set
 # AF is gathered beside it), frozen before `explain` ran on it, scored by test_real_log_ag (`-k test_real_log_ag`
 # selects it).
 # While UNMEASURED_AG, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_AG = False, as for set V.
-CASES_AG = tomllib.loads((HERE / "heldout_ag.toml").read_text())["case"]
+CASES_AG = toml_file(HERE / "heldout_ag.toml")["case"]
 UNMEASURED_AG = False
 # heldout_ah.toml: the set gathered as AH (a hardware or operating-system change the user made and what then broke; set
 # AI is gathered beside it), frozen before `explain` ran on it, scored by test_real_log_ah (`-k test_real_log_ah`
 # selects it).
 # While UNMEASURED_AH, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_AH = False, as for set V.
-CASES_AH = tomllib.loads((HERE / "heldout_ah.toml").read_text())["case"]
+CASES_AH = toml_file(HERE / "heldout_ah.toml")["case"]
 UNMEASURED_AH = False
 # heldout_ai.toml: the set gathered as AI (a CI or build-pipeline failure report, the way a downstream maintainer
 # titles the issue; set AH is gathered beside it), frozen before `explain` ran on it, scored by test_real_log_ai
 # (`-k test_real_log_ai` selects it).
 # While UNMEASURED_AI, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_AI = False, as for set V.
-CASES_AI = tomllib.loads((HERE / "heldout_ai.toml").read_text())["case"]
+CASES_AI = toml_file(HERE / "heldout_ai.toml")["case"]
 UNMEASURED_AI = False
 # heldout_aj.toml: the set gathered as AJ (typed as a non-native English speaker or a terse chat message would ask;
 # set AK is gathered beside it), frozen before `explain` ran on it, scored by test_real_log_aj
 # (`-k test_real_log_aj` selects it).
 # While UNMEASURED_AJ, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_AJ = False, as for set V.
-CASES_AJ = tomllib.loads((HERE / "heldout_aj.toml").read_text())["case"]
+CASES_AJ = toml_file(HERE / "heldout_aj.toml")["case"]
 UNMEASURED_AJ = False
 
 # heldout_ak.toml: the set gathered as AK (a question about versions a user asks before or after a failure, "which X
@@ -195,14 +195,14 @@ UNMEASURED_AJ = False
 # (`-k test_real_log_ak` selects it).
 # While UNMEASURED_AK, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_AK = False, as for set V.
-CASES_AK = tomllib.loads((HERE / "heldout_ak.toml").read_text())["case"]
+CASES_AK = toml_file(HERE / "heldout_ak.toml")["case"]
 UNMEASURED_AK = False
 
 # heldout_al.toml: the set gathered as AL (the last line of a traceback pasted into a search box; sets AM and AN are
 # gathered beside it), frozen before `explain` ran on it, scored by test_real_log_al (`-k test_real_log_al` selects it).
 # While UNMEASURED_AL, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_AL = False, as for set V.
-CASES_AL = tomllib.loads((HERE / "heldout_al.toml").read_text())["case"]
+CASES_AL = toml_file(HERE / "heldout_al.toml")["case"]
 UNMEASURED_AL = False
 
 # heldout_am.toml: the set gathered as AM (typed as a model-serving or deployment engineer reports a failure of a
@@ -210,7 +210,7 @@ UNMEASURED_AL = False
 # test_real_log_am (`-k test_real_log_am` selects it).
 # While UNMEASURED_AM, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_AM = False, as for set V.
-CASES_AM = tomllib.loads((HERE / "heldout_am.toml").read_text())["case"]
+CASES_AM = toml_file(HERE / "heldout_am.toml")["case"]
 UNMEASURED_AM = False
 
 # heldout_an.toml: the set gathered as AN (typed as a researcher reproducing a paper's code would ask: the repository's
@@ -218,7 +218,7 @@ UNMEASURED_AM = False
 # scored by test_real_log_an (`-k test_real_log_an` selects it).
 # While UNMEASURED_AN, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_AN = False, as for set V.
-CASES_AN = tomllib.loads((HERE / "heldout_an.toml").read_text())["case"]
+CASES_AN = toml_file(HERE / "heldout_an.toml")["case"]
 UNMEASURED_AN = False
 
 # heldout_ao.toml: the set gathered as AO (typed as an HPC cluster user or admin would ask: environment modules, Slurm
@@ -227,7 +227,7 @@ UNMEASURED_AN = False
 # (`-k test_real_log_ao` selects it).
 # While UNMEASURED_AO, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_AO = False, as for set V.
-CASES_AO = tomllib.loads((HERE / "heldout_ao.toml").read_text())["case"]
+CASES_AO = toml_file(HERE / "heldout_ao.toml")["case"]
 UNMEASURED_AO = False
 
 # heldout_ap.toml: the set gathered as AP (typed as someone whose dependency update broke things would ask: a
@@ -236,7 +236,7 @@ UNMEASURED_AO = False
 # (`-k test_real_log_ap` selects it).
 # While UNMEASURED_AP, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_AP = False, as for set V.
-CASES_AP = tomllib.loads((HERE / "heldout_ap.toml").read_text())["case"]
+CASES_AP = toml_file(HERE / "heldout_ap.toml")["case"]
 UNMEASURED_AP = False
 
 # heldout_aq.toml: the set gathered as AQ (typed as a downstream library maintainer triages a user's report or their own
@@ -244,7 +244,7 @@ UNMEASURED_AP = False
 # frozen before `explain` ran on it, scored by test_real_log_aq (`-k test_real_log_aq` selects it).
 # While UNMEASURED_AQ, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_AQ = False, as for set V.
-CASES_AQ = tomllib.loads((HERE / "heldout_aq.toml").read_text())["case"]
+CASES_AQ = toml_file(HERE / "heldout_aq.toml")["case"]
 UNMEASURED_AQ = False
 
 # heldout_ar.toml: the set gathered as AR (typed as a beginner following a tutorial, a blog post or a course: "I followed
@@ -252,7 +252,7 @@ UNMEASURED_AQ = False
 # it), frozen before `explain` ran on it, scored by test_real_log_ar (`-k test_real_log_ar` selects it).
 # While UNMEASURED_AR, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_AR = False, as for set V.
-CASES_AR = tomllib.loads((HERE / "heldout_ar.toml").read_text())["case"]
+CASES_AR = toml_file(HERE / "heldout_ar.toml")["case"]
 UNMEASURED_AR = False
 
 # heldout_as.toml: the set gathered as AS (typed as a Windows or WSL2 user: native Windows with conda or pip, PowerShell,
@@ -260,7 +260,7 @@ UNMEASURED_AR = False
 # before `explain` ran on it, scored by test_real_log_as (`-k test_real_log_as` selects it).
 # While UNMEASURED_AS, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_AS = False, as for set V.
-CASES_AS = tomllib.loads((HERE / "heldout_as.toml").read_text())["case"]
+CASES_AS = toml_file(HERE / "heldout_as.toml")["case"]
 UNMEASURED_AS = False
 
 # heldout_at.toml: the set gathered as AT (typed as an edge or ARM device user: a Jetson with JetPack and its own torch
@@ -268,7 +268,7 @@ UNMEASURED_AS = False
 # frozen before `explain` ran on it, scored by test_real_log_at (`-k test_real_log_at` selects it).
 # While UNMEASURED_AT, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_AT = False, as for set V.
-CASES_AT = tomllib.loads((HERE / "heldout_at.toml").read_text())["case"]
+CASES_AT = toml_file(HERE / "heldout_at.toml")["case"]
 UNMEASURED_AT = False
 
 # heldout_au.toml: the set gathered as AU (typed as a notebook user: Google Colab, Kaggle, a JupyterLab server, a
@@ -277,7 +277,7 @@ UNMEASURED_AT = False
 # selects it).
 # While UNMEASURED_AU, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_AU = False, as for set V.
-CASES_AU = tomllib.loads((HERE / "heldout_au.toml").read_text())["case"]
+CASES_AU = toml_file(HERE / "heldout_au.toml")["case"]
 UNMEASURED_AU = False
 
 # heldout_av.toml: the set gathered as AV (typed as a fine-tuning or training-stack user: unsloth, peft/LoRA, trl,
@@ -285,7 +285,7 @@ UNMEASURED_AU = False
 # beside it), frozen before `explain` ran on it, scored by test_real_log_av (`-k test_real_log_av` selects it).
 # While UNMEASURED_AV, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_AV = False, as for set V.
-CASES_AV = tomllib.loads((HERE / "heldout_av.toml").read_text())["case"]
+CASES_AV = toml_file(HERE / "heldout_av.toml")["case"]
 UNMEASURED_AV = False
 
 # heldout_aw.toml: the set gathered as AW (typed as a user who pastes only an error code, number or identifier: a CUDA
@@ -293,7 +293,7 @@ UNMEASURED_AV = False
 # beside it), frozen before `explain` ran on it, scored by test_real_log_aw (`-k test_real_log_aw` selects it).
 # While UNMEASURED_AW, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_AW = False, as for set V.
-CASES_AW = tomllib.loads((HERE / "heldout_aw.toml").read_text())["case"]
+CASES_AW = toml_file(HERE / "heldout_aw.toml")["case"]
 UNMEASURED_AW = False
 
 # heldout_ax.toml: the set gathered as AX (typed as a user of a quantization or local-inference library: auto-gptq,
@@ -302,7 +302,7 @@ UNMEASURED_AW = False
 # on it, scored by test_real_log_ax (`-k test_real_log_ax` selects it).
 # While UNMEASURED_AX, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_AX = False, as for set V.
-CASES_AX = tomllib.loads((HERE / "heldout_ax.toml").read_text())["case"]
+CASES_AX = toml_file(HERE / "heldout_ax.toml")["case"]
 UNMEASURED_AX = False
 
 # heldout_ay.toml: the set gathered as AY (typed as a user of 3D or vision research ops: mmcv / mmdet / mmdet3d,
@@ -311,7 +311,7 @@ UNMEASURED_AX = False
 # (`-k test_real_log_ay` selects it).
 # While UNMEASURED_AY, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_AY = False, as for set V.
-CASES_AY = tomllib.loads((HERE / "heldout_ay.toml").read_text())["case"]
+CASES_AY = toml_file(HERE / "heldout_ay.toml")["case"]
 UNMEASURED_AY = False
 
 # heldout_az.toml: the set gathered as AZ (typed as a scientific or graph ML user: PyTorch Geometric and its
@@ -320,7 +320,7 @@ UNMEASURED_AY = False
 # test_real_log_az (`-k test_real_log_az` selects it).
 # While UNMEASURED_AZ, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_AZ = False, as for set V.
-CASES_AZ = tomllib.loads((HERE / "heldout_az.toml").read_text())["case"]
+CASES_AZ = toml_file(HERE / "heldout_az.toml")["case"]
 UNMEASURED_AZ = False
 
 # heldout_ba.toml: the set gathered as BA (typed as a speech, audio or video-generation user: whisper / faster-whisper
@@ -329,7 +329,7 @@ UNMEASURED_AZ = False
 # beside it), frozen before `explain` ran on it, scored by test_real_log_ba (`-k test_real_log_ba` selects it).
 # While UNMEASURED_BA, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BA = False, as for set V.
-CASES_BA = tomllib.loads((HERE / "heldout_ba.toml").read_text())["case"]
+CASES_BA = toml_file(HERE / "heldout_ba.toml")["case"]
 UNMEASURED_BA = False
 
 # heldout_bb.toml: the set gathered as BB (typed as a robotics, reinforcement-learning or simulation user: Isaac Gym /
@@ -338,7 +338,7 @@ UNMEASURED_BA = False
 # by test_real_log_bb (`-k test_real_log_bb` selects it).
 # While UNMEASURED_BB, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BB = False, as for set V.
-CASES_BB = tomllib.loads((HERE / "heldout_bb.toml").read_text())["case"]
+CASES_BB = toml_file(HERE / "heldout_bb.toml")["case"]
 UNMEASURED_BB = False
 
 # heldout_bc.toml: the set gathered as BC (typed as a biology, medical or science-model user: AlphaFold / OpenFold /
@@ -347,7 +347,7 @@ UNMEASURED_BB = False
 # scored by test_real_log_bc (`-k test_real_log_bc` selects it).
 # While UNMEASURED_BC, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BC = False, as for set V.
-CASES_BC = tomllib.loads((HERE / "heldout_bc.toml").read_text())["case"]
+CASES_BC = toml_file(HERE / "heldout_bc.toml")["case"]
 UNMEASURED_BC = False
 
 # heldout_bd.toml: the set gathered as BD (typed as a user of a cloud or managed ML platform: SageMaker / Vertex AI /
@@ -356,7 +356,7 @@ UNMEASURED_BC = False
 # `explain` ran on it, scored by test_real_log_bd (`-k test_real_log_bd` selects it).
 # While UNMEASURED_BD, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BD = False, as for set V.
-CASES_BD = tomllib.loads((HERE / "heldout_bd.toml").read_text())["case"]
+CASES_BD = toml_file(HERE / "heldout_bd.toml")["case"]
 UNMEASURED_BD = False
 
 # heldout_be.toml: the set gathered as BE (typed as a computer-vision detection or segmentation user: ultralytics YOLO,
@@ -365,7 +365,7 @@ UNMEASURED_BD = False
 # beside it), frozen before `explain` ran on it, scored by test_real_log_be (`-k test_real_log_be` selects it).
 # While UNMEASURED_BE, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BE = False, as for set V.
-CASES_BE = tomllib.loads((HERE / "heldout_be.toml").read_text())["case"]
+CASES_BE = toml_file(HERE / "heldout_be.toml")["case"]
 UNMEASURED_BE = False
 
 # heldout_bf.toml: the set gathered as BF (typed as an LLM application or RAG developer: LangChain / LlamaIndex with a
@@ -375,7 +375,7 @@ UNMEASURED_BE = False
 # (`-k test_real_log_bf` selects it).
 # While UNMEASURED_BF, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BF = False, as for set V.
-CASES_BF = tomllib.loads((HERE / "heldout_bf.toml").read_text())["case"]
+CASES_BF = toml_file(HERE / "heldout_bf.toml")["case"]
 UNMEASURED_BF = False
 
 # heldout_bg.toml: the set gathered as BG (typed as a distributed-training / multi-node user or operator: DeepSpeed,
@@ -383,7 +383,7 @@ UNMEASURED_BF = False
 # beside it), frozen before `explain` ran on it, scored by test_real_log_bg (`-k test_real_log_bg` selects it).
 # While UNMEASURED_BG, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BG = False, as for set V.
-CASES_BG = tomllib.loads((HERE / "heldout_bg.toml").read_text())["case"]
+CASES_BG = toml_file(HERE / "heldout_bg.toml")["case"]
 UNMEASURED_BG = False
 
 # heldout_bh.toml: the set gathered as BH (typed as a container or CI image builder: Dockerfiles on NVIDIA/CUDA base
@@ -392,7 +392,7 @@ UNMEASURED_BG = False
 # test_real_log_bh (`-k test_real_log_bh` selects it).
 # While UNMEASURED_BH, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BH = False, as for set V.
-CASES_BH = tomllib.loads((HERE / "heldout_bh.toml").read_text())["case"]
+CASES_BH = toml_file(HERE / "heldout_bh.toml")["case"]
 UNMEASURED_BH = False
 
 # heldout_bi.toml: the set gathered as BI (typed as a GPU data-science user mixing GPU libraries in one environment:
@@ -401,7 +401,7 @@ UNMEASURED_BH = False
 # (`-k test_real_log_bi` selects it).
 # While UNMEASURED_BI, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BI = False, as for set V.
-CASES_BI = tomllib.loads((HERE / "heldout_bi.toml").read_text())["case"]
+CASES_BI = toml_file(HERE / "heldout_bi.toml")["case"]
 UNMEASURED_BI = False
 
 # heldout_bl.toml: the set gathered as BL (typed as an MLOps engineer upgrading a production inference service: Triton
@@ -410,7 +410,7 @@ UNMEASURED_BI = False
 # (`-k test_real_log_bl` selects it).
 # While UNMEASURED_BL, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BL = False, as for set V.
-CASES_BL = tomllib.loads((HERE / "heldout_bl.toml").read_text())["case"]
+CASES_BL = toml_file(HERE / "heldout_bl.toml")["case"]
 UNMEASURED_BL = False
 
 # heldout_bk.toml: the set gathered as BK (typed as an early adopter of new GPUs and drivers: a new RTX 50-series, B200
@@ -418,7 +418,7 @@ UNMEASURED_BL = False
 # frozen before `explain` ran on it, scored by test_real_log_bk (`-k test_real_log_bk` selects it).
 # While UNMEASURED_BK, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BK = False, as for set V.
-CASES_BK = tomllib.loads((HERE / "heldout_bk.toml").read_text())["case"]
+CASES_BK = toml_file(HERE / "heldout_bk.toml")["case"]
 UNMEASURED_BK = False
 
 # heldout_bj.toml: the set gathered as BJ (typed as an edge / ARM / embedded user: a Jetson with JetPack, a GH200/GB200
@@ -427,7 +427,7 @@ UNMEASURED_BK = False
 # (`-k test_real_log_bj` selects it).
 # While UNMEASURED_BJ, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BJ = False, as for set V.
-CASES_BJ = tomllib.loads((HERE / "heldout_bj.toml").read_text())["case"]
+CASES_BJ = toml_file(HERE / "heldout_bj.toml")["case"]
 UNMEASURED_BJ = False
 
 # heldout_bm.toml: the set gathered as BM (typed as someone who upgraded Python itself: a project moved to Python 3.12 or
@@ -435,7 +435,7 @@ UNMEASURED_BJ = False
 # frozen before `explain` ran on it, scored by test_real_log_bm (`-k test_real_log_bm` selects it).
 # While UNMEASURED_BM, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BM = False, as for set V.
-CASES_BM = tomllib.loads((HERE / "heldout_bm.toml").read_text())["case"]
+CASES_BM = toml_file(HERE / "heldout_bm.toml")["case"]
 UNMEASURED_BM = False
 
 # heldout_bn.toml: the set gathered as BN (typed as a conda / mamba environment user: conda-forge and defaults
@@ -444,7 +444,7 @@ UNMEASURED_BM = False
 # test_real_log_bn (`-k test_real_log_bn` selects it).
 # While UNMEASURED_BN, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BN = False, as for set V.
-CASES_BN = tomllib.loads((HERE / "heldout_bn.toml").read_text())["case"]
+CASES_BN = toml_file(HERE / "heldout_bn.toml")["case"]
 UNMEASURED_BN = False
 
 # heldout_bo.toml: the set gathered as BO (typed as a multimodal / vision-language model user: LLaVA, Qwen-VL, InternVL,
@@ -452,7 +452,7 @@ UNMEASURED_BN = False
 # it), frozen before `explain` ran on it, scored by test_real_log_bo (`-k test_real_log_bo` selects it).
 # While UNMEASURED_BO, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BO = False, as for set V.
-CASES_BO = tomllib.loads((HERE / "heldout_bo.toml").read_text())["case"]
+CASES_BO = toml_file(HERE / "heldout_bo.toml")["case"]
 UNMEASURED_BO = False
 
 # heldout_br.toml: the set gathered as BR (typed as a custom kernel or extension author: their own CUDA/C++ ops with
@@ -461,7 +461,7 @@ UNMEASURED_BO = False
 # frozen before `explain` ran on it, scored by test_real_log_br (`-k test_real_log_br` selects it).
 # While UNMEASURED_BR, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BR = False, as for set V.
-CASES_BR = tomllib.loads((HERE / "heldout_br.toml").read_text())["case"]
+CASES_BR = toml_file(HERE / "heldout_br.toml")["case"]
 UNMEASURED_BR = False
 
 # heldout_bp.toml: the set gathered as BP (typed as an image-generation app user: ComfyUI and its custom nodes,
@@ -469,7 +469,7 @@ UNMEASURED_BR = False
 # gathered beside it), frozen before `explain` ran on it, scored by test_real_log_bp (`-k test_real_log_bp` selects it).
 # While UNMEASURED_BP, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BP = False, as for set V.
-CASES_BP = tomllib.loads((HERE / "heldout_bp.toml").read_text())["case"]
+CASES_BP = toml_file(HERE / "heldout_bp.toml")["case"]
 UNMEASURED_BP = False
 
 # heldout_bq.toml: the set gathered as BQ (typed as a recommender-system, graph or tabular ML engineer: torchrec and
@@ -478,7 +478,7 @@ UNMEASURED_BP = False
 # on it, scored by test_real_log_bq (`-k test_real_log_bq` selects it).
 # While UNMEASURED_BQ, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BQ = False, as for set V.
-CASES_BQ = tomllib.loads((HERE / "heldout_bq.toml").read_text())["case"]
+CASES_BQ = toml_file(HERE / "heldout_bq.toml")["case"]
 UNMEASURED_BQ = False
 
 # heldout_bt.toml: the set gathered as BT (typed as an admin of air-gapped or mirrored installs: offline wheelhouses made
@@ -487,7 +487,7 @@ UNMEASURED_BQ = False
 # frozen before `explain` ran on it, scored by test_real_log_bt (`-k test_real_log_bt` selects it).
 # While UNMEASURED_BT, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BT = False, as for set V.
-CASES_BT = tomllib.loads((HERE / "heldout_bt.toml").read_text())["case"]
+CASES_BT = toml_file(HERE / "heldout_bt.toml")["case"]
 UNMEASURED_BT = False
 
 # heldout_bu.toml: the set gathered as BU (typed as a developer embedding torch from another language or app: a C++ app
@@ -496,7 +496,7 @@ UNMEASURED_BT = False
 # test_real_log_bu (`-k test_real_log_bu` selects it).
 # While UNMEASURED_BU, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BU = False, as for set V.
-CASES_BU = tomllib.loads((HERE / "heldout_bu.toml").read_text())["case"]
+CASES_BU = toml_file(HERE / "heldout_bu.toml")["case"]
 UNMEASURED_BU = False
 
 # heldout_bs.toml: the set gathered as BS (typed as a student or teaching assistant on a university lab machine or
@@ -505,7 +505,7 @@ UNMEASURED_BU = False
 # before `explain` ran on it, scored by test_real_log_bs (`-k test_real_log_bs` selects it).
 # While UNMEASURED_BS, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BS = False, as for set V.
-CASES_BS = tomllib.loads((HERE / "heldout_bs.toml").read_text())["case"]
+CASES_BS = toml_file(HERE / "heldout_bs.toml")["case"]
 UNMEASURED_BS = False
 
 # heldout_bv.toml: the set gathered as BV (typed as a Kubernetes or cluster platform engineer running GPU workloads: the
@@ -514,7 +514,7 @@ UNMEASURED_BS = False
 # `explain` ran on it, scored by test_real_log_bv (`-k test_real_log_bv` selects it).
 # While UNMEASURED_BV, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BV = False, as for set V.
-CASES_BV = tomllib.loads((HERE / "heldout_bv.toml").read_text())["case"]
+CASES_BV = toml_file(HERE / "heldout_bv.toml")["case"]
 UNMEASURED_BV = False
 
 # heldout_bw.toml: the set gathered as BW (typed as a lockfile-tool user: poetry, pdm, pipenv, uv lock / uv sync, pixi,
@@ -523,7 +523,7 @@ UNMEASURED_BV = False
 # scored by test_real_log_bw (`-k test_real_log_bw` selects it).
 # While UNMEASURED_BW, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BW = False, as for set V.
-CASES_BW = tomllib.loads((HERE / "heldout_bw.toml").read_text())["case"]
+CASES_BW = toml_file(HERE / "heldout_bw.toml")["case"]
 UNMEASURED_BW = False
 
 # heldout_bx.toml: the set gathered as BX (typed as a user of an older NLP toolkit that pins an older torch or CUDA:
@@ -532,7 +532,7 @@ UNMEASURED_BW = False
 # `explain` ran on it, scored by test_real_log_bx (`-k test_real_log_bx` selects it).
 # While UNMEASURED_BX, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BX = False, as for set V.
-CASES_BX = tomllib.loads((HERE / "heldout_bx.toml").read_text())["case"]
+CASES_BX = toml_file(HERE / "heldout_bx.toml")["case"]
 UNMEASURED_BX = False
 
 # heldout_by.toml: the set gathered as BY (typed as a model export or conversion user: ONNX export and onnxruntime-gpu,
@@ -541,7 +541,7 @@ UNMEASURED_BX = False
 # `explain` ran on it, scored by test_real_log_by (`-k test_real_log_by` selects it).
 # While UNMEASURED_BY, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BY = False, as for set V.
-CASES_BY = tomllib.loads((HERE / "heldout_by.toml").read_text())["case"]
+CASES_BY = toml_file(HERE / "heldout_by.toml")["case"]
 UNMEASURED_BY = False
 
 # heldout_bz.toml: the set gathered as BZ (typed as a contributor building torch or a domain library from source:
@@ -550,7 +550,7 @@ UNMEASURED_BY = False
 # gathered beside it), frozen before `explain` ran on it, scored by test_real_log_bz (`-k test_real_log_bz` selects it).
 # While UNMEASURED_BZ, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_BZ = False, as for set V.
-CASES_BZ = tomllib.loads((HERE / "heldout_bz.toml").read_text())["case"]
+CASES_BZ = toml_file(HERE / "heldout_bz.toml")["case"]
 UNMEASURED_BZ = False
 
 # heldout_ca.toml: the set gathered as CA (typed as an evaluation or benchmarking harness user: lm-evaluation-harness,
@@ -559,7 +559,7 @@ UNMEASURED_BZ = False
 # ran on it, scored by test_real_log_ca (`-k test_real_log_ca` selects it).
 # While UNMEASURED_CA, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_CA = False, as for set V.
-CASES_CA = tomllib.loads((HERE / "heldout_ca.toml").read_text())["case"]
+CASES_CA = toml_file(HERE / "heldout_ca.toml")["case"]
 UNMEASURED_CA = False
 
 # heldout_cb.toml: the set gathered as CB (typed as a document-AI / OCR user: PaddleOCR, docTR, surya, marker, nougat,

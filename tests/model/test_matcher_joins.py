@@ -2,6 +2,7 @@
 
 * the gate, written as a trie of the signatures' literals, lets through exactly the lines the alternation of those
   literals lets through;
+* the note words a log line is read for (``_NOTE_WORDS``, a trie of them) let through the lines their alternation does;
 * ``found_joined`` (pieces of a pasted message joined at a space: what :mod:`glmcompat.decide.pasted` tries for a
   message broken at word boundaries) finds what ``found`` finds in the joined line.
 
@@ -12,13 +13,13 @@ and upper-cased (forms the gate folds), and each message joined with the next.""
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 
 import pytest
 
 from glmcompat.matrix.load import load_facts
 from glmcompat.model import signatures as S
+from tests.conftest import toml_file
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
@@ -26,7 +27,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 def _lines() -> list[str]:
     out: list[str] = []
     for f in sorted((FIXTURES / "raise_sites").glob("*.toml")):
-        for row in tomllib.loads(f.read_text()).get("message", []):
+        for row in toml_file(f).get("message", []):
             out += [line.strip() for line in str(row.get("text", "")).splitlines() if line.strip()]
     return out
 
@@ -50,6 +51,19 @@ def test_the_trie_gate_lets_through_what_the_alternation_does(matcher: S._Matche
     differ = [x for x in forms if (plain.search(x) is None) != (matcher.gate.search(x) is None)]
     assert not differ, differ[:3]
     assert sum(matcher.gate.search(x) is not None for x in lines) > len(lines) // 10  # it lets messages through
+
+
+def test_the_note_words_trie_lets_through_what_their_alternation_does() -> None:
+    """Every raise-site line, every other one also upper-cased and the rest swapped in case, and every fourth line of
+    the fixture logs."""
+    plain = re.compile("(?i)" + "|".join([*map(re.escape, S._NOTE_WORD_LIST), r"^\s{0,16}module named", r"^\s{0,4}python 3"]))
+    lines = _lines()
+    forms = [*lines, *(x.upper() for x in lines[::2]), *(x.swapcase() for x in lines[1::2])]
+    for log in sorted((FIXTURES / "explain").rglob("*.log")):
+        forms += log.read_text(encoding="utf-8", errors="replace").splitlines()[::4]
+    differ = [x for x in forms if (plain.search(x) is None) != (S._NOTE_WORDS.search(x) is None)]
+    assert not differ, differ[:3]
+    assert 0 < sum(S._NOTE_WORDS.search(x) is not None for x in lines) < len(lines)  # it reads some lines, not all
 
 
 def test_found_joined_is_found_of_the_join(matcher: S._Matcher) -> None:

@@ -13,12 +13,12 @@ It must find exactly what the matcher without it finds. The reading differs from
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from glmcompat.matrix.load import load_facts
 from glmcompat.model import signatures as S
+from tests.conftest import toml_file
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
@@ -46,7 +46,7 @@ def _messages(forms: bool = True) -> list[str]:
     its quotes retyped."""
     out: dict[str, None] = {}
     for table in sorted((FIXTURES / "raise_sites").glob("*.toml")):
-        for row in tomllib.loads(table.read_text(encoding="utf-8")).get("message", []):
+        for row in toml_file(table).get("message", []):
             out.update((line, None) for line in str(row.get("text", "")).splitlines() if line.strip())
             out[" ".join(str(row.get("text", "")).split())] = None  # a message of several lines, as one
     if not forms:
@@ -100,6 +100,16 @@ def test_literal_sets_are_what_every_match_holds() -> None:
     assert S.literal_sets(r"(?:optional)?text") == (("text",),)  # a repeat that may pass zero times asks nothing
     assert S.literal_sets(r"(?i)anything") is None and S.literal_sets(r"(?i:case) ignored") == ((" ignored",),)
     assert S.literal_sets(r"\d+") is None
+
+    def branch(n: int) -> str:  # n alternatives, each its own head then the same words (no head shared by all)
+        return "|".join(f"{chr(65 + k % 26)}{chr(97 + k // 26)}x{k:03d}\\d+ then the same words" for k in range(n))
+
+    words = " then the same words"
+    assert S.literal_sets(branch(S.MAX_SETS)) == tuple(sorted((words, f"{chr(65 + k % 26)}{chr(97 + k // 26)}x{k:03d}")
+                                                              for k in range(S.MAX_SETS)))
+    # more alternatives than MAX_SETS: each asks its longest text alone (a weaker condition), not nothing
+    assert S.literal_sets(branch(S.MAX_SETS + 1)) == ((words,),)
+    assert S.literal_sets("|".join(f"{chr(65 + k % 26)}{chr(97 + k // 26)}x{k:03d}" for k in range(S.MAX_SETS + 1))) is None
 
 
 def test_the_literal_index_reports_each_literal_the_text_holds() -> None:

@@ -14,7 +14,7 @@ import hashlib
 import subprocess
 from pathlib import Path
 
-# (source, source file name, output file name, the arguments as identified by _identify) -> (the output, its mode)
+# (source, source file name, output file name, the arguments as identified by identify) -> (the output, its mode)
 _BUILT: dict[tuple[object, ...], tuple[bytes, int]] = {}
 
 
@@ -22,7 +22,7 @@ def _digest(p: Path) -> str:
     return hashlib.sha256(p.read_bytes()).hexdigest()
 
 
-def _identify(arg: str) -> object:
+def identify(arg: str) -> object:
     """An argument as what it gives gcc: a flag as written, a file it reads by its name and contents, a folder of
     libraries (``-L DIR``) by the names and contents of its files."""
     p = Path(arg)
@@ -37,7 +37,7 @@ def _identify(arg: str) -> object:
 
 def gcc(src: str, out: Path, source_name: str, *args: str) -> None:
     """``gcc -shared -fPIC -o OUT SOURCE ARGS``, with ``src`` written to ``source_name`` beside ``out`` (and removed)."""
-    key = (src, source_name, out.name, tuple(_identify(a) for a in args))
+    key = (src, source_name, out.name, tuple(identify(a) for a in args))
     if key in _BUILT:
         data, mode = _BUILT[key]
         out.write_bytes(data)
