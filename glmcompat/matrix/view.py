@@ -103,6 +103,7 @@ class Facts:
         self._model_types: dict[str, tuple[str, dict[str, tuple[str, str]]]] | None = None
         self._kernel_names: frozenset[str] | None = None  # kernel_packages()
         self._family_names: frozenset[str] | None = None  # family_packages()
+        self._torch_at: dict[str, int | None] = {}  # _torch_index's answers (a lock's rules ask 300 times of one torch)
         self._views: dict[str, Facts] = {self.platform: self}
 
     def on(self, platform: str) -> Facts:
@@ -313,10 +314,13 @@ class Facts:
         A pre-release or nightly without a row of its own (``2.7.0rc6``, ``2.8.0.dev20250501+cu128``) takes its
         release's row: release candidates are built from the release branch, nightlies by the same CI
         configuration for that CUDA. None when that build is not recorded."""
+        if version in self._torch_at:
+            return self._torch_at[version]
         found = self._torch_row_of(version)
         v = _v(version)
         if found is None and (v.is_prerelease or v.is_devrelease):
             found = self._torch_row_of(v.base_version + (f"+{v.local}" if v.local else ""))
+        self._torch_at[version] = found
         return found
 
     def _torch_row_of(self, version: str) -> int | None:

@@ -506,7 +506,13 @@ def _rank(python: str, machine: str) -> dict[str, int]:
 def pick_wheel(locs: Sequence[str], python: str, machine: str) -> str | None:
     """Of the compiled wheels a lock records for one package (``LOCATION#sha256=``), the one an installer on
     ``machine`` with ``python`` takes (best tag first); failing that (the environment's Python is not stated), the
-    first built for ``machine`` at all; None when none is."""
+    first built for ``machine`` at all; None when none is. Chosen once a process for the same wheels (the judge of a
+    lock asks twice for each package: :func:`stored_key`, then :func:`probe_lock`)."""
+    return _pick_wheel(tuple(locs), python, machine)
+
+
+@lru_cache(maxsize=1024)
+def _pick_wheel(locs: tuple[str, ...], python: str, machine: str) -> str | None:
     rank = _rank(python, machine)
     best: tuple[int, str] | None = None
     fallback = None
@@ -798,7 +804,40 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
                 cache.put_json(failed, {"unread": why, "command": command})
             return key, ArtifactFacts(name, ver, "", unread=why, command=command)
 
-    return skipped | dict(_map(one, todo, workers=8)) | torch_builds(lock, facts, searched, cache, python)
+    def local(item: Candidate) -> bool:
+        """Whether the wheel of ``item`` is one whose summary is shipped (:mod:`glmcompat.ops.shipped`: nothing is read
+        over the network for it, most of a serving lock's compiled wheels)."""
+        from glmcompat.ops import shipped  # lazy: the shipped rows, only when a verdict is computed
+
+        name, ver, where, py, m = item
+        locs = binary.get(f"{name}=={ver}", ()) if where == "lock" else ()
+        chosen = pick_wheel(locs, py or python, m) if locs and "://" in locs[0] else None
+        return chosen is not None and shipped.row(chosen.partition("#sha256=")[2], NUMPY_VERSION) is not None
+
+    return skipped | _answers(one, todo, local) | torch_builds(lock, facts, searched, cache, python)
+
+
+def _answers(one: Callable[[Candidate], tuple[tuple[str, ...], ArtifactFacts]], todo: Sequence[Candidate],
+             local: Callable[[Candidate], bool]) -> dict[tuple[str, ...], ArtifactFacts]:
+    """``dict(one(item) for item in todo)``, in the order of ``todo``: the items ``local`` says read nothing over the
+    network one after another in this thread, the rest (where more than one) in 8 threads, started first. A cold
+    project lock's judge read its 70 compiled wheels' shipped summaries in 8 threads, each waiting on the others for
+    the interpreter: 15 ms more than in one."""
+    here = [local(item) for item in todo]
+    far = [item for item, near in zip(todo, here, strict=True) if not near]
+    if len(far) <= 1:
+        return dict(one(item) for item in todo)
+    from concurrent.futures import ThreadPoolExecutor  # lazy: only where wheels are read over the network
+
+    got: dict[Candidate, tuple[tuple[str, ...], ArtifactFacts]] = {}
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        running = {item: pool.submit(one, item) for item in far}
+        for item, near in zip(todo, here, strict=True):
+            if near:
+                got[item] = one(item)
+        for item, future in running.items():
+            got[item] = future.result()
+    return dict(got[item] for item in todo)
 
 
 def _partial(left: Mapping[str, str]) -> str:

@@ -386,7 +386,7 @@ def lock_project_recorded(facts: Facts, pyproject: Path, req: ProjectLockRequest
     noop: NoopRecord | None = None
     record = None if req.upgrade else _record_path(facts, project, req, python, source)
     recalled = _recall(record, project)
-    remembered = False
+    remembered: dict[str, str] | None = None  # the inputs' digests the record was written with
     if recalled is None:
         own = None if spec is not None or dry_run or check_only else projectspec.start(project.pyproject, req.index)
         try:
@@ -402,10 +402,10 @@ def lock_project_recorded(facts: Facts, pyproject: Path, req: ProjectLockRequest
     # A run that wrote leaves the record of the run right after it too: that run would find every input as this one
     # left it and answer from the record just remembered (what :func:`replayed` says), without resolving or running uv.
     if (not dry_run and not check_only and not req.upgrade and result.verdicts
-            and (not result.written or remembered)):
+            and (not result.written or remembered is not None)):
         from glmcompat.ops.lockgen import NoopRecord  # lazy: the stack lock's modules, for a no-op's record only
 
-        files = _digests(_inputs(project))
+        files = remembered if remembered is not None else _digests(_inputs(project))  # hashed once a run
         if files is not None:
             noop = NoopRecord(os.path.abspath(project.root), files)
     return result, noop

@@ -90,16 +90,17 @@ def _recall(path: Path | None, project: pp.UvProject) -> ProjectLockResult | Non
         return None
 
 
-def _remember(path: Path | None, project: pp.UvProject, result: ProjectLockResult) -> bool:
-    """Record ``result`` for :func:`_recall`; whether it was recorded."""
+def _remember(path: Path | None, project: pp.UvProject, result: ProjectLockResult) -> dict[str, str] | None:
+    """Record ``result`` for :func:`_recall`; the digests of the inputs it was recorded with (what the no-op record of
+    the run right after holds too: taken once, after the run wrote), None where it was not recorded."""
     if path is None:
-        return False
+        return None
     files = _digests(_inputs(project))
     if files is None:
-        return False
+        return None
     body = {"files": files, "result": replayed(result).to_json()}
     try:
         atomic_write(path, seal("project-verdict", path.name, json.dumps(body, sort_keys=True).encode()))
     except OSError:
-        return False  # a read-only cache only costs speed
-    return True
+        return None  # a read-only cache only costs speed
+    return files

@@ -57,7 +57,8 @@ _MANIFESTED = (b"constraint-dependencies", b"override-dependencies", b"build-con
 # the release's (the one uv's log names), "(virtual)" or absent for the project itself
 _SELECTING = re.compile(rb"Selecting: (?P<name>[A-Za-z0-9][A-Za-z0-9._-]{0,200})==(?P<version>[^\s\[]{1,100})"
                         rb"(?: \[[^\]\n]{0,40}\])?(?: \((?P<file>[^()\s]{1,300})\))?")
-_PACKAGE = re.compile(rb'^\[\[package\]\]\nname = "([^"\n]+)"\nversion = "([^"\n]+)"', re.M)
+_PACKAGE = re.compile(rb'\[\[package\]\]\nname = "([^"\n]+)"\nversion = "([^"\n]+)"')  # at the start of a line
+_PACKAGE_HEAD = b'[[package]]\nname = "'
 
 
 def uv_env(index: IndexOptions | None) -> dict[str, str]:
@@ -252,8 +253,14 @@ def _start(root: Path, seed: bytes | None, refused: tuple[bytes, ...], index: In
 def packages(lock: bytes) -> list[dict[str, str]]:
     """``name`` and ``version`` of each ``[[package]]`` of a uv.lock, from the two lines uv writes first in each (a
     package without a version line is left out); empty where none is of that shape."""
-    return [{"name": n.decode("utf-8", "replace"), "version": v.decode("utf-8", "replace")}
-            for n, v in _PACKAGE.findall(lock)]
+    found = []
+    at = lock.find(_PACKAGE_HEAD)  # found by a plain search, each tried where a line starts (a regular expression
+    while at >= 0:  # tried at every line's start took 8 ms of a 1.4 MB lock, twice after a cold lock's uv answered)
+        m = _PACKAGE.match(lock, at) if at == 0 or lock[at - 1] == 10 else None
+        if m is not None:
+            found.append({"name": m[1].decode("utf-8", "replace"), "version": m[2].decode("utf-8", "replace")})
+        at = lock.find(_PACKAGE_HEAD, at + 1)
+    return found
 
 
 def holds(lock: bytes, pins: Mapping[str, str]) -> bool:

@@ -38,7 +38,18 @@ COVERED = "covered.json"  # the stacks, Pythons and machines recorded, and every
 _lock = threading.Lock()
 _zip: zipfile.ZipFile | None = None
 _names: dict[str, str] | None = None  # the index: {sha256: member}
-_groups: dict[str, dict[str, bytes]] = {}  # a member's rows, split: {sha256: its row's JSON}
+# a member's rows, split: {sha256: its row's JSON}, each replaced by its row once parsed (the read-ahead of a new lock
+# parses every row of a release uv selects, the judge asks for a wheel's twice: probe_lock's own thread, summaries)
+_groups: dict[str, dict[str, Any]] = {}
+
+
+def _parsed(group: dict[str, Any], sha: str) -> Any:
+    """The row filed under ``sha`` in ``group`` (a member's rows), parsed once; None where there is none. Raises
+    ValueError for a row that is not JSON."""
+    data = group.get(sha)
+    if isinstance(data, bytes):
+        data = group[sha] = json.loads(data)
+    return data
 
 
 def _open() -> tuple[zipfile.ZipFile | None, dict[str, str]]:
@@ -63,10 +74,7 @@ def _member(sha: str) -> dict[str, Any] | None:
     with _lock:
         if member not in _groups:
             _groups[member] = {line[:64].decode(): line[65:] for line in zf.read(member).split(b"\n") if line}
-        data = _groups[member].get(sha)
-    if data is None:
-        return None
-    d = json.loads(data)
+        d = _parsed(_groups[member], sha)
     return d if isinstance(d, dict) and d.get("format") == FORMAT else None
 
 
@@ -97,11 +105,14 @@ def covers(wheel: str, python: str, machine: str) -> bool:
                 _groups[member] = {line[:64].decode(): line[65:] for line in zf.read(member).split(b"\n") if line}
             except (OSError, KeyError, ValueError, zipfile.BadZipFile):
                 return False
-        group = list(_groups[member].values())
+        group = _groups[member]
+        shas = list(group)
     fits = supported_set(python, machine)
-    for data in group:
+    for sha in shas:
         try:
-            got = wheel_file_tags(str(json.loads(data).get("filename", "")))
+            with _lock:
+                row = _parsed(group, sha)
+            got = wheel_file_tags(str(row.get("filename", "")))
         except (ValueError, AttributeError):
             continue
         if got is not None and any(t in fits for t in got[0]):

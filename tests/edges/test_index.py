@@ -13,6 +13,8 @@ from pathlib import Path
 
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from glmcompat.edges.cache import Cache
 from glmcompat.edges.index import (
@@ -385,3 +387,31 @@ def test_page_sha256_values_are_checked() -> None:
                        "hashes": {"sha256": "../" * 21 + "x"}, "core-metadata": {"sha256": "AB" * 32}}]}
     f = parse_project_page(page, f"{BASE}/x/").files[0]
     assert f.sha256 is None and f.metadata_sha256 == "ab" * 32
+
+
+# --- a cache key's readable tail, read from the text's end (issue 39) ---------------------------------------------------
+
+def _slug_of_whole(text: str) -> str:
+    """The readable tail :func:`cache_key` gave when it substituted the whole text."""
+    import re
+
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text.split("://", 1)[-1])[-120:].strip("_.-") or "x"
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet="ab9._-/:|#?= \u00e9", max_size=400), scheme=st.sampled_from(["", "https://"]))
+def test_cache_key_tail_is_the_whole_texts(text: str, scheme: str) -> None:
+    from glmcompat.edges.index import cache_key
+    from glmcompat.matrix.locations import text_digest
+
+    t = scheme + text
+    assert cache_key("unread", t) == f"unread-{text_digest(t)}-{_slug_of_whole(t)}"
+
+
+@pytest.mark.parametrize("text", ["a" * 120 + "|" * 200 + "b" * 119, "|" * 500, "a" * 300 + "||||b" * 48, "x" * 240 + "/" * 3 + "y" * 120,
+                                  "https://h/" + "|".join(f"https://h/p/w{i}.whl#sha256=ab" for i in range(40))])
+def test_cache_key_tail_at_the_cut(text: str) -> None:
+    from glmcompat.edges.index import cache_key
+    from glmcompat.matrix.locations import text_digest
+
+    assert cache_key("unread", text) == f"unread-{text_digest(text)}-{_slug_of_whole(text)}"

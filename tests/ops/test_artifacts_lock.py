@@ -273,3 +273,25 @@ def test_project_lock_judges_the_compiled_wheels_as_check_does(served, tmp_path,
                             artifacts=artifacts.read_artifacts(read_lock(path), facts, resolved_at_install=False,
                                                                platforms=["x86_64"]))
     assert [(f.rule, f.severity, f.message) for f in checked] == [(f.rule, f.severity, f.message) for f in found]
+
+
+def test_answers_in_the_order_asked_local_ones_here() -> None:
+    """The candidates whose summary is shipped are judged in this thread, the others in the pool started first; the
+    answer keeps the candidates' order either way (issue 39)."""
+    import threading
+
+    todo = [(f"p{i}", "1.0", "lock" if i % 3 else "index", "cp311", "x86_64") for i in range(9)]
+    where: dict[str, int] = {}
+
+    def one(item):
+        where[item[0]] = threading.get_ident()
+        return (item[0], item[1]), item[2]
+
+    got = artifacts._answers(one, todo, lambda item: item[2] == "lock")
+    assert list(got) == [(f"p{i}", "1.0") for i in range(9)] and list(got.values()) == [c[2] for c in todo]
+    here = threading.get_ident()
+    assert {n for n, t in where.items() if t == here} == {c[0] for c in todo if c[2] == "lock"}
+    # one far candidate is not worth a pool: everything here
+    where.clear()
+    artifacts._answers(one, todo[:3], lambda item: item[2] == "lock")
+    assert set(where.values()) == {here}

@@ -341,3 +341,36 @@ def test_the_run_on_the_new_pyproject_starts_only_when_the_first_is_in_doubt(tmp
         assert len(started) == 1 and made and made[0] == spec["uv.lock"]
     else:
         assert len(started) == 2 and started[1] == spec["pyproject.toml"] and made == []
+
+
+# --- the packages of a lock, found by a plain search (issue 39) -------------------------------------------------------
+
+_WHOLE = __import__("re").compile(rb'^\[\[package\]\]\nname = "([^"\n]+)"\nversion = "([^"\n]+)"', __import__("re").M)
+
+
+def _by_expression(lock: bytes) -> list[dict[str, str]]:
+    """What :func:`projectspec.packages` answered when one expression was tried at every line's start."""
+    return [{"name": n.decode("utf-8", "replace"), "version": v.decode("utf-8", "replace")} for n, v in _WHOLE.findall(lock)]
+
+
+PACKAGE_TEXTS = [
+    b'[[package]]\nname = "a"\nversion = "1"\n',  # at the very start
+    b'version = 1\n\n[[package]]\nname = "a"\nversion = "1"\nx[[package]]\nname = "b"\nversion = "2"\n',  # mid-line
+    b'[[package]]\nname = "a"\nsource = { virtual = "." }\n\n[[package]]\nname = "b"\nversion = "2+cu128"\n',
+    b'[[package]]\nname = "a\nversion = "1"\n[[package]]\nname = ""\nversion = "1"\n[[package]]\r\nname = "c"\n',
+    b'[[package]]\nname = "\xff"\nversion = "1"\n[[package]]\nname = "d"\nversion = "4"',
+    b"",
+]
+
+
+@pytest.mark.parametrize("text", PACKAGE_TEXTS)
+def test_packages_found_as_at_every_line(text: bytes) -> None:
+    assert projectspec.packages(text) == _by_expression(text)
+
+
+def test_packages_of_the_fixture_locks() -> None:
+    locks = sorted(Path(__file__).resolve().parents[1].glob("fixtures/**/uv.lock"))
+    assert len(locks) > 10
+    for lock in locks:
+        data = lock.read_bytes()
+        assert projectspec.packages(data) == _by_expression(data), lock

@@ -425,7 +425,7 @@ def flat_sets(lock: Lock) -> list[Environment]:
                              wheels=lock.meta.get("wheels_only"))
 
 
-LINUX_TAG = re.compile(r"^(many|musl)?linux")
+LINUX_TAGS = ("linux", "manylinux", "musllinux")  # the platform tags of Linux wheels start so
 
 
 def compiled_wheels(files: list[tuple[str, str]]) -> list[str]:
@@ -437,8 +437,7 @@ def compiled_wheels(files: list[tuple[str, str]]) -> list[str]:
         fn = loc.split("?")[0].split("#")[0].rsplit("/", 1)[-1]
         if not fn.endswith(".whl"):
             continue
-        plats = fn[:-4].rsplit("-", 1)[-1].split(".")
-        if any(LINUX_TAG.match(t) for t in plats):
+        if "linux" in fn and any(t.startswith(LINUX_TAGS) for t in fn[:-4].rsplit("-", 1)[-1].split(".")):
             out.append(loc.split("#")[0] + (f"#sha256={sha}" if sha else ""))
     return out
 

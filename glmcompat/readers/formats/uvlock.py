@@ -22,7 +22,7 @@ from glmcompat.model.environments import Environment, MarkerEvaluator, env_label
 from glmcompat.model.errors import LockFormatError
 from glmcompat.model.names import canonicalize
 from glmcompat.model.platforms import PLATFORMS
-from glmcompat.model.wheeltags import glibc_needed, wheel_fits
+from glmcompat.model.wheeltags import triple_fits, triple_glibc, wheel_fits, wheel_triple
 from glmcompat.readers.formats.common import (
     Format, Entry, Lock, LockMeta, check_marker, compiled_wheels, line_of, sha256_of, package_entries, requires_python_of, toml, versioned_tables,
 )
@@ -122,6 +122,7 @@ class UvLockGraph:
         # what the walk reads of a package, the same in every environment, built at its first visit (see _edges)
         self._edge_memo: dict[tuple[int, frozenset[str], frozenset[str]], list[Edge]] = {}
         self._wheel_memo: dict[tuple[int, str, str], tuple[bool, str | None]] = {}
+        self._tags_memo: dict[int, tuple[list[str | None], list[str]]] = {}  # _wheel_tags
 
     def _holds(self, marker: str | None, env: dict[str, str], active: frozenset[str], env_id: int) -> bool:
         """``self.ev.evaluate``, memoised per marker, environment and enabled extras (one marker guards many edges)."""
@@ -296,25 +297,39 @@ class UvLockGraph:
             return True
         return any(self.ev.evaluate(m, env, (), env_id) for m in sm if isinstance(m, str))
 
-    def _missing_wheel(self, p: dict[str, Any], machine: str, python: str) -> bool:
+    def _wheel_tags(self, i: int) -> tuple[list[str | None], list[str]]:
+        """(the tag part, :func:`~glmcompat.model.wheeltags.wheel_triple`, of each wheel package ``i`` lists, in order;
+        the wheel its source names, where it lists none), read once for every environment (a serving lock's 4,000
+        wheels, in eight environments)."""
+        got = self._tags_memo.get(i)
+        if got is None:
+            p = self.pkgs[i]
+            files: list[str] = []
+            wheels = p.get("wheels")
+            if isinstance(wheels, list):
+                for w in wheels:
+                    if isinstance(w, dict):
+                        f = w.get("url") or w.get("path") or w.get("filename")
+                        if isinstance(f, str):
+                            files.append(f)
+            src = p.get("source")
+            direct: list[str] = []
+            if not files and isinstance(src, dict):
+                d = src.get("url") or src.get("path")
+                if isinstance(d, str) and d.split("?")[0].endswith(".whl"):
+                    direct.append(d)
+            got = self._tags_memo[i] = ([wheel_triple(f) for f in files], direct)
+        return got
+
+    def _missing_wheel(self, i: int, machine: str, python: str) -> bool:
         """A package uv cannot install on ``machine`` / ``python`` from this lock: it lists wheels, none of
         which fits, and no sdist (a source build would be tried otherwise)."""
-        if p.get("sdist") is not None:
+        if self.pkgs[i].get("sdist") is not None:
             return False
-        src = p.get("source")
-        files: list[str] = []
-        wheels = p.get("wheels")
-        if isinstance(wheels, list):
-            for w in wheels:
-                if isinstance(w, dict):
-                    f = w.get("url") or w.get("path") or w.get("filename")
-                    if isinstance(f, str):
-                        files.append(f)
-        if not files and isinstance(src, dict):
-            direct = src.get("url") or src.get("path")
-            if isinstance(direct, str) and direct.split("?")[0].endswith(".whl"):
-                files.append(direct)
-        return bool(files) and not any(wheel_fits(f, machine, python) for f in files)
+        triples, direct = self._wheel_tags(i)
+        if direct:
+            return not wheel_fits(direct[0], machine, python)
+        return bool(triples) and not any(t is None or triple_fits(t, machine, python) for t in triples)
 
     def environments(self, requires_python: str | None,
                      platforms: tuple[str, ...] = PLATFORMS) -> tuple[list[Environment], str | None]:
@@ -334,16 +349,12 @@ class UvLockGraph:
                     merge(out, out_env)
         return out, note
 
-    def _glibc(self, p: dict[str, Any], machine: str, python: str) -> str | None:
+    def _glibc(self, i: int, machine: str, python: str) -> str | None:
         """The lowest glibc a package's wheels for ``machine`` / ``python`` need, where it is above 2.17 and no sdist
         could build it instead (None otherwise)."""
-        if p.get("sdist") is not None:
+        if self.pkgs[i].get("sdist") is not None:
             return None
-        wheels = p.get("wheels")
-        found = [glibc_needed(f, machine, python) for w in (wheels if isinstance(wheels, list) else [])
-                 if isinstance(w, dict) for f in [w.get("url") or w.get("path") or w.get("filename")]
-                 if isinstance(f, str)]
-        floors = [x for x in found if x is not None]
+        floors = [g for t in self._wheel_tags(i)[0] if t is not None and (g := triple_glibc(t, machine, python)) is not None]
         low = min(floors) if floors else None
         return f"{low[0]}.{low[1]}" if low is not None and low > (2, 17) else None
 
@@ -369,7 +380,7 @@ class UvLockGraph:
             wk = (i, machine, python)
             wheel = self._wheel_memo.get(wk)
             if wheel is None:  # a package's wheels and a platform: the same answer in every environment
-                wheel = self._wheel_memo[wk] = (self._missing_wheel(p, machine, python), self._glibc(p, machine, python))
+                wheel = self._wheel_memo[wk] = (self._missing_wheel(i, machine, python), self._glibc(i, machine, python))
             if wheel[0]:
                 missing[n] = p["version"]
             if wheel[1] is not None:
