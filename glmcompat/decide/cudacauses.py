@@ -1193,8 +1193,12 @@ def named_gpu(env: Env, facts: Facts) -> tuple[str, str] | None:
     with no product found, the log's own name for the GPU ("" where it names none) with that capability; None where
     the log shows neither."""
     said = env.notes.get("gpu_cc", "").removeprefix("sm_").replace(".", "")
-    said = said if said.isdigit() else ""
-    name = env.notes.get("gpu_name", "")
+    return gpu_by_name(env.notes.get("gpu_name", ""), said if said.isdigit() else "", facts)
+
+
+def gpu_by_name(name: str, said: str, facts: Facts) -> tuple[str, str] | None:
+    """:func:`named_gpu` of a GPU's name (and the capability the log states of it, sm digits, or ""): the product a
+    [[target]] or [[gpu_product]] row names and its capability, else the name with the stated capability, else None."""
     key = _model_key(name)
     best: tuple[str, str] | None = None
     if key:

@@ -963,7 +963,9 @@ _TOP_IMPORT = re.compile(r"^(?:>>> |In \[\d{1,5}\]: )?(?:from (?P<from>[A-Za-z_]
 # built; a non-glue package's frames (the package's own setup or op builder) still name it
 BUILD_STEP_GROUPS = frozenset({"ninja_out", "ninja_stop", "cmd", "ld_fail", "torch_ext", "ext_name"})
 COLLECTED_GROUPS = frozenset({"need", "glibc", "nvcc_version", "nvcc_include", "pyl_built", "pyl_have", "rv_ray", "rv_py",
-                              "rv_pa", "rv_where"})
+                              "rv_pa", "rv_where",
+                              # fix-p: torch's unsupported-GPU warning without its head, its arch list and GPU a line each
+                              "cubin_list", "cubin_gpu", "too_old", "torch_min_cc"})
 WINDOW = 40  # lines before a match searched for the package it belongs to (a traceback's frames)
 # a traceback's frame line, whatever file it names (an installed package's, a user's script, a notebook cell): CPython's
 # traceback.py ('  File "<path>", line N, in <func>'; a Cython module's init frame 'File "pkg/mod.pyx", line N, in init
@@ -1387,6 +1389,11 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     # a program's own call of an Auto class's register (transformers' AutoModel.register(MyConfig, MyModel)): the classes
     # it passes are its own, so transformers' config_class check of them is no remote code's (remote-code-config-class-mismatch)
     ("auto_register", r"(?<![\w.])(?P<v>Auto(?:Model\w{0,60}|Config|Tokenizer|ImageProcessor|Processor)\.register)\("),
+    # fix-p: TensorFlow's notice after its import's libcudart probe failed (tensorflow/tensorflow tag v2.8.0
+    # tensorflow/stream_executor/cuda/cudart_stub.cc:29, LOG(INFO) "Ignore above cudart dlerror if you do not have a GPU
+    # set up on your machine."; v2.11 tensorflow/compiler/xla/stream_executor/cuda/cudart_stub.cc the same): read by
+    # glmcompat.decide.sharpcauses.tf_probe_notice
+    ("tf_cudart_notice", r"cudart_stub\.cc:\d{1,5}\] (?P<v>Ignore above cudart dlerror) if you do not have a GPU set up"),
 )]
 # the head of a paragraph of uv's derivation: "Because", "And because", "So, because" before a requirement's name
 # fix-o: the steps of uv's derivation (astral-sh/uv crates/uv-resolver/src/pubgrub/report.rs, and_explain_external /
@@ -1397,7 +1404,8 @@ _UV_STEP_WHY = r"(?:And |So, )?[Bb]ecause (?P<why>(?:(?![Bb]ecause |\. ).){1,800
 _UV_CLASH_STEP = re.compile(_UV_STEP_WHY + r"(?P<what>(?:(?!\. |we can conclude).){1,600}? are incompatible)\.(?=\s|$)")
 _UV_ROOT_STEP = re.compile(_UV_STEP_WHY + r"(?P<what>(?:your|the|[\w.-]{1,100}'s) (?:(?:project|workspace)'s )?"
                            r"requirements are unsatisfiable)\.(?=\s|$)")
-_UV_BECAUSE = re.compile(r"(?:^|(?<=^And )|(?<=^So, ))[Bb]ecause (?=(?:all versions of |only |there is no |you require |your "
+# (fix-p: also after uv's headline where a paste joined the two, "No solution found when resolving dependencies: Because ...")
+_UV_BECAUSE = re.compile(r"(?:^|(?<=^And )|(?<=^So, )|(?<=when resolving dependencies: ))[Bb]ecause (?=(?:all versions of |only |there is no |you require |your "
                          r"(?:project|workspace) requires )?[A-Za-z0-9][\w.\[\]-]{0,100}[\s{=<>!~,]|[A-Za-z0-9][\w.-]{0,100}$)")
 _NOTE_WORDS = re.compile(r"(?i)setup\.py|no module named|different python|obtaining|processing|nvidia |cuda_visible_devices|libmpi|your python|environment torch| -> |index|build|install|conclude|compiled with cuda|vllm|sglang|metadata|egg_info|collecting|cuda failure|memory|launch failure|"
                          r"misaligned|assert|ecc|you're on|version=|hmm|proxmox|lxc|pve-|directml|rocm|urlopen|connection re|\.whl|"
@@ -1406,7 +1414,7 @@ _NOTE_WORDS = re.compile(r"(?i)setup\.py|no module named|different python|obtain
                          r"custom ops against|currently using|-lcuda|failed: |triton|-packages|python3|asynchronously|torch_use_|"
                          r"no cuda runtime|nvcc|custom c\+\+ ops|inductor|\.tar\.gz|geforce|tesla |quadro |capabilit|native library|"
                          r"macos|darwin|mac os|python version:|python platform:|\(python 3|^\s{0,4}python 3|\.register\(|^\s{0,8}[`'\"\u2018\u201c]?_z|constructor, destructor|"
-                         r"_get_cuda_arch_flags|executing phase")
+                         r"_get_cuda_arch_flags|executing phase|cudart_stub")
 # a call of a function of a companion's module as a traceback's code line shows it (xformers.ops.memory_efficient_attention(),
 # read where a TypeError names only the function): "call <function>" -> the dotted name, in the log's notes
 # the causes pip lists under "The conflict is caused by:" (src/pip/_internal/resolution/resolvelib/factory.py
@@ -1517,6 +1525,16 @@ _ONE_LINE_TORCH = re.compile(r"(?<![\w.-])(?:py)?torch(?:[ _](?:version|ver))?\s
                              r"(?:\.\d{1,3})?(?:[a-z]{1,5}\d{0,12})?(?:\+[\w.]{1,30})?)(?![\w.])", re.IGNORECASE)
 _ONE_LINE_AVAIL = re.compile(r"(?<![\w.])(?:is[ _])?cuda(?:[ _]is)?[ _]available\??\s{0,2}[:=]\s{0,2}[`'\"]?(?P<a>True|False)\b",
                              re.IGNORECASE)
+# fix-p: the same report over lines of their own, torch's version on one and is_available()'s value on the next
+# (nicolasdiolez/360Extractor@8e446342e856063729cc9b59ce40a557fc8596f2 src/core/ai_model.py:36-43: logger.info(f"PyTorch
+# Version: {torch.__version__}"), then logger.info("CUDA Available: False"); the common start-up check print(f"PyTorch
+# version: {torch.__version__}") / print(f"CUDA available: {torch.cuda.is_available()}")): a label line holding torch's
+# version alone (after a logger's level tag or a mark), and within TORCH_LABEL_LINES lines a label line holding the value
+_LABEL_HEAD = r"^\s{0,8}(?:\[[A-Z]{3,8}\]:?\s{1,3}|[A-Z]{4,8}:\s{1,3})?(?:[^\w\s\[(]{1,3}\s{1,2})?"
+_TORCH_LABEL = re.compile(_LABEL_HEAD + r"(?:Py[Tt]orch|PYTORCH|[Tt]orch)(?:[ _](?:[Vv]ersion|VERSION))?\s{0,2}[:=]\s{0,2}"
+                          r"[`'\"]?v?(?P<v>\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:[a-z]{1,5}\d{0,12})?(?:\+[\w.]{1,30})?)[`'\"]?\s{0,4}$")
+_AVAIL_LABEL = re.compile(_LABEL_HEAD + r"(?i:(?:is[ _])?cuda(?:[ _]is)?[ _]available)\??\s{0,2}[:=]\s{0,2}[`'\"]?(?:True|False)\b")
+TORCH_LABEL_LINES = 2
 # a top-level name imported from a module ("from M import A, B as C", at a prompt, in a notebook cell's context line):
 # its class's qualified name in a later TypeError is read against M (the module that defines it); and a method called on
 # self ("self.m(", a frame's context line): the call that reaches a subclass's override
@@ -1565,6 +1583,8 @@ class LogContext:
     conda_block: bool = False  # inside conda's conflict report: its chains and the user's bare specs
     no_dists: bool = False  # pip's "no matching distributions available" note is listing its names
     frame_top: str = ""  # the installed package (site-packages/<top>/) whose file the last traceback frame line runs
+    torch_label: str = ""  # fix-p: the torch version a report's own label line printed ("PyTorch Version: 2.8.0+cpu")
+    torch_label_left: int = 0  # ... and the lines after it its "CUDA Available: ..." line may still come on
 
     def _derivation(self, line: str) -> None:
         """uv's derivation (crates/uv-resolver/src/pubgrub/report.rs) as it wraps its paragraphs at the terminal's width
@@ -1663,9 +1683,16 @@ class LogContext:
         if self.printing or "__version__" in line or "is_available()" in line or "print(" in line or "torch.version." in line:
             self._printed(line)
         if ("available" in line or "Available" in line) and "(" not in line and not line.lstrip().startswith(_CODE_HEAD) \
-                and (a := _ONE_LINE_AVAIL.search(line)) is not None and (t := _ONE_LINE_TORCH.search(line)) is not None:
-            self._printed_value("torch.__version__", t.group("v"))  # fix-o: a check's one line of its own labels
-            self._printed_value("torch.cuda.is_available()", a.group("a").capitalize())
+                and (a := _ONE_LINE_AVAIL.search(line)) is not None:
+            if (t := _ONE_LINE_TORCH.search(line)) is not None:
+                self._printed_value("torch.__version__", t.group("v"))  # fix-o: a check's one line of its own labels
+                self._printed_value("torch.cuda.is_available()", a.group("a").capitalize())
+            elif self.torch_label_left and _AVAIL_LABEL.match(line) is not None:  # fix-p: the line after its torch line
+                self._printed_value("torch.__version__", self.torch_label)
+                self._printed_value("torch.cuda.is_available()", a.group("a").capitalize())
+        self.torch_label_left = max(self.torch_label_left - 1, 0) if line.strip() else self.torch_label_left
+        if ("orch" in line or "ORCH" in line) and (t := _TORCH_LABEL.match(line)) is not None:
+            self.torch_label, self.torch_label_left = t.group("v"), TORCH_LABEL_LINES
         if "from_line" not in self.notes and line.lstrip().startswith("from ") and " import " not in line:
             # an ImportError re-wrapped across lines ("cannot import name 'X'" then "from M"): the module, M
             if (f := _FROM_LINE.match(line)) is not None:
