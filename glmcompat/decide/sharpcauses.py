@@ -115,8 +115,7 @@ def old_gpu_launch(h: Hit, hits: Sequence[Hit], env: Env, facts: Facts) -> Hit:
     if warned is None or not ("too_old" in warned.groups or warned.also.get("too_old") or "too old" in warned.text):
         return h
     cc, name = warned.groups["old_cc"], warned.groups.get("old_gpu", "").strip() or "the GPU"
-    floor = warned.groups.get("torch_min_cc") or next(iter(warned.also.get("torch_min_cc", ())), "") or (
-        m.group("min") if (m := _TORCH_MIN.search(warned.text)) is not None else "")
+    floor = env.notes.get("torch_min_cc") or (m.group("min") if (m := _TORCH_MIN.search(warned.text)) is not None else "")
     sm = cc.replace(".", "")
     torch = env.version("torch")
     build = _torch_build(torch, _torch_cuda(env, facts))

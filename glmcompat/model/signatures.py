@@ -965,7 +965,7 @@ BUILD_STEP_GROUPS = frozenset({"ninja_out", "ninja_stop", "cmd", "ld_fail", "tor
 COLLECTED_GROUPS = frozenset({"need", "glibc", "nvcc_version", "nvcc_include", "pyl_built", "pyl_have", "rv_ray", "rv_py",
                               "rv_pa", "rv_where",
                               # fix-p: torch's unsupported-GPU warning without its head, its arch list and GPU a line each
-                              "cubin_list", "cubin_gpu", "too_old", "torch_min_cc"})
+                              "cubin_list", "cubin_gpu", "too_old"})
 WINDOW = 40  # lines before a match searched for the package it belongs to (a traceback's frames)
 # a traceback's frame line, whatever file it names (an installed package's, a user's script, a notebook cell): CPython's
 # traceback.py ('  File "<path>", line N, in <func>'; a Cython module's init frame 'File "pkg/mod.pyx", line N, in init
@@ -1393,6 +1393,10 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     # tensorflow/stream_executor/cuda/cudart_stub.cc:29, LOG(INFO) "Ignore above cudart dlerror if you do not have a GPU
     # set up on your machine."; v2.11 tensorflow/compiler/xla/stream_executor/cuda/cudart_stub.cc the same): read by
     # glmcompat.decide.sharpcauses.tf_probe_notice
+    # fix-p: the floor torch's old_gpu_warn names (torch-2.7.1 wheel torch/cuda/__init__.py:262, "The minimum cuda
+    # capability supported by this library is %d.%d."), read by gpu-capability-too-old where the log's torch called a GPU
+    # too old (a line any library could print: no signature reads it alone)
+    ("torch_min_cc", r"minimum cuda capability supported by this library is (?P<v>\d{1,2}\.\d)"),
     ("tf_cudart_notice", r"cudart_stub\.cc:\d{1,5}\] (?P<v>Ignore above cudart dlerror) if you do not have a GPU set up"),
 )]
 # the head of a paragraph of uv's derivation: "Because", "And because", "So, because" before a requirement's name
