@@ -1014,6 +1014,16 @@ def torch_cuda(env: Env, facts: Facts) -> str:
     return _torch_cuda(env, facts) if env.version("torch") or env.cuda.get("torch_cuda") else ""
 
 
+def torch_with_code(sm: str, torch: str, facts: Facts) -> tuple[str, str, str] | None:
+    """The torch build the matrix records with code for ``sm_<sm>`` nearest ``torch`` (:func:`_torch_for`)."""
+    return _torch_for(sm, torch, facts)
+
+
+def installed_torch(torch: str, built: str) -> str:
+    """The installed torch as a cause names it (:func:`_torch_build`)."""
+    return _torch_build(torch, built)
+
+
 def _cudart_cuda(lib: str) -> str:
     """The CUDA release a libcudart soname names: up to CUDA 10 the soname carries the release (CUDA 10.1's runtime is
     libcudart.so.10.1: Jittor/jittor#70 lists libcudart.so.10.1.243 in a CUDA 10.1 toolkit's lib64), from CUDA 11 on
@@ -1443,5 +1453,5 @@ CUDA_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] = 
 }
 
 
-__all__ = ["CUDA_BUILDERS", "CUDA_LABELS", "TORCH_SOURCE", "cudart_release", "driver_cuda", "invalid_function_file",
-           "min_driver", "torch_cuda"]
+__all__ = ["CUDA_BUILDERS", "CUDA_LABELS", "TORCH_SOURCE", "cudart_release", "driver_cuda", "gpu_by_name",
+           "installed_torch", "invalid_function_file", "min_driver", "torch_cuda", "torch_with_code"]

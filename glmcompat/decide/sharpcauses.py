@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from glmcompat.decide.cudacauses import _torch_build, _torch_cuda, _torch_for, gpu_by_name
+from glmcompat.decide.cudacauses import gpu_by_name, installed_torch, torch_cuda, torch_with_code
 from glmcompat.decide.logenv import Env
 from glmcompat.decide.logenv import shown as _shown
 from glmcompat.matrix.view import Facts
@@ -76,7 +76,7 @@ def _cubin(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     torch = h.groups.get("wu_torch") or h.groups.get("wu_none") or env.version("torch")
     if not (listed or name or torch):
         return None
-    build = _torch_build(torch, _torch_cuda(env, facts))
+    build = installed_torch(torch, torch_cuda(env, facts))
     found = gpu_by_name(name, "", facts) if name else None
     sm = found[1] if found is not None else ""
     gpu = name or "the GPU"
@@ -86,7 +86,7 @@ def _cubin(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
              + ": torch.cuda's check warns that the GPU is not compatible with this installation, and every CUDA kernel "
              "launch of torch then fails ('no kernel image is available')")
     if sm:
-        pick = _torch_for(sm, torch, facts)
+        pick = torch_with_code(sm, torch, facts)
         if pick is not None:
             ver, variant, cuda = pick
             return cause, (f"install torch=={ver}{'+' + variant if variant else ''} (a build for CUDA {cuda} that carries "
@@ -118,13 +118,13 @@ def old_gpu_launch(h: Hit, hits: Sequence[Hit], env: Env, facts: Facts) -> Hit:
     floor = env.notes.get("torch_min_cc") or (m.group("min") if (m := _TORCH_MIN.search(warned.text)) is not None else "")
     sm = cc.replace(".", "")
     torch = env.version("torch")
-    build = _torch_build(torch, _torch_cuda(env, facts))
+    build = installed_torch(torch, torch_cuda(env, facts))
     cause = (f"{name} is of compute capability {cc} (sm_{sm}), older than the oldest capability {build} supports"
              + (f" ({floor})" if floor else "")
              + ": torch's own check at CUDA initialization says so (\"PyTorch no longer supports this GPU because it is too "
              "old\"), its builds carry no code for it, so each of its CUDA kernels fails to launch ('no kernel image is "
              "available for execution on the device')")
-    pick = _torch_for(sm, torch, facts) if sm.isdigit() else None
+    pick = torch_with_code(sm, torch, facts) if sm.isdigit() else None
     last = facts.cuda_archs("last").get(sm, "")
     newer = f"of compute capability {floor} or newer" if floor else "this torch supports (a newer architecture)"
     if pick is not None:
