@@ -1014,6 +1014,16 @@ def torch_cuda(env: Env, facts: Facts) -> str:
     return _torch_cuda(env, facts) if env.version("torch") or env.cuda.get("torch_cuda") else ""
 
 
+def torch_with_code(sm: str, torch: str, facts: Facts) -> tuple[str, str, str] | None:
+    """The torch build the matrix records with code for ``sm_<sm>`` nearest ``torch`` (:func:`_torch_for`)."""
+    return _torch_for(sm, torch, facts)
+
+
+def installed_torch(torch: str, built: str) -> str:
+    """The installed torch as a cause names it (:func:`_torch_build`)."""
+    return _torch_build(torch, built)
+
+
 def _cudart_cuda(lib: str) -> str:
     """The CUDA release a libcudart soname names: up to CUDA 10 the soname carries the release (CUDA 10.1's runtime is
     libcudart.so.10.1: Jittor/jittor#70 lists libcudart.so.10.1.243 in a CUDA 10.1 toolkit's lib64), from CUDA 11 on
@@ -1193,8 +1203,12 @@ def named_gpu(env: Env, facts: Facts) -> tuple[str, str] | None:
     with no product found, the log's own name for the GPU ("" where it names none) with that capability; None where
     the log shows neither."""
     said = env.notes.get("gpu_cc", "").removeprefix("sm_").replace(".", "")
-    said = said if said.isdigit() else ""
-    name = env.notes.get("gpu_name", "")
+    return gpu_by_name(env.notes.get("gpu_name", ""), said if said.isdigit() else "", facts)
+
+
+def gpu_by_name(name: str, said: str, facts: Facts) -> tuple[str, str] | None:
+    """:func:`named_gpu` of a GPU's name (and the capability the log states of it, sm digits, or ""): the product a
+    [[target]] or [[gpu_product]] row names and its capability, else the name with the stated capability, else None."""
     key = _model_key(name)
     best: tuple[str, str] | None = None
     if key:
@@ -1439,5 +1453,5 @@ CUDA_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] = 
 }
 
 
-__all__ = ["CUDA_BUILDERS", "CUDA_LABELS", "TORCH_SOURCE", "cudart_release", "driver_cuda", "invalid_function_file",
-           "min_driver", "torch_cuda"]
+__all__ = ["CUDA_BUILDERS", "CUDA_LABELS", "TORCH_SOURCE", "cudart_release", "driver_cuda", "gpu_by_name",
+           "installed_torch", "invalid_function_file", "min_driver", "torch_cuda", "torch_with_code"]

@@ -35,6 +35,7 @@ from glmcompat.decide.logenv import local as _local
 from glmcompat.decide.logenv import public as _public
 from glmcompat.decide.logenv import shown as _shown
 from glmcompat.decide.logenv import v as _v
+from glmcompat.decide.sharpcauses import SHARP_BUILDERS, SHARP_WRAPPERS, aliased, old_gpu_launch, renamed_runtime, tf_probe_notice
 from glmcompat.decide.pythoncauses import (PYTHON_BUILDERS, PYTHON_DROPPED, PYTHON_PACKAGE, arch_of_named_gpu, importing_module,
                                            isolated_torch, known_distributions, module_distribution, named_gpu,
                                            optional_missing, removed_attribute, runs_on_sm, torch_missing_in_a_build)
@@ -1503,7 +1504,10 @@ BUILDERS: dict[str, Builder] = {
     "gpu-too-old-for-triton": _old_gpu,
     "pip-requirement-conflict": _pip_conflict,
     **SWEEP_BUILDERS,  # last: the installers' sweep reads its own phrasings of rows above and hands them the rest
+    **SHARP_BUILDERS,
 }
+for _sid, _wrap in SHARP_WRAPPERS.items():  # fix-p: the rows' new alternatives read first (glmcompat.decide.sharpcauses)
+    BUILDERS[_sid] = _wrap(BUILDERS[_sid])
 # the forms other loaders and runtimes print, read before the builders above (:mod:`glmcompat.decide.loadercauses`)
 # the signatures that read macOS dyld's missing library (its "Library not loaded" or a dlopen's "tried: ... (no such
 # file)"), and the lines after such a line that its "Reason:" may take (dyld 4 lists each path tried there)
@@ -1605,7 +1609,8 @@ UV_ROOT_MISSING = re.compile(r"(?:And |So, )?[Bb]ecause there (?:is no version|a
 # "all versions of {package}" at report.rs:2656): the tag check, wheel-not-supported's reading of it, is the cause, and the
 # conflict reading of the same derivation (pip-resolution-impossible) is left out
 UV_ROOT_NO_WHEEL = re.compile(r"(?:And |So, )?[Bb]ecause (?:only the following versions of [^\n]{1,600}? are available:?"
-                              r"[^\n]{0,600}? and )?(?:all versions of )?[\w.\[\],=<>!~+*-]{1,160} ha(?:s|ve) no wheels with ")
+                              r"[^\n]{0,600}? and )?(?:all versions of )?[\w.\[\],=<>!~+*-]{1,160}"
+                              r"(?:\{[^{}\n]{1,400}\}[\w.=<>!~+*-]{1,60})? ha(?:s|ve) no wheels with ")  # fix-p: {markers}
 # a virtual package the machine lacks or has too old (conda's __cuda, __glibc): conda's unsatisfiable report whose line
 # names it says why the solve failed, so the generic reading of the same report (its head, its other lines) is left out
 VIRTUAL_PACKAGE = frozenset({"conda-cuda-too-old", "conda-glibc-too-old"})
@@ -1704,6 +1709,9 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
     version ``env`` holds for it."""
     out = []
     for h in hits:
+        h = aliased(h)  # fix-p: an alternative's groups under the names the builders read (a cut line, uv's markers)
+        h = old_gpu_launch(h, hits, env, facts)  # torch's kernels on a GPU its own check calls too old: gpu-capability-too-old
+        h = renamed_runtime(h, env, facts)  # a libcudart file named for a release it is not: extension-cuda-mismatch
         h = arch_of_named_gpu(h, hits, env, facts)  # "no kernel image" of torch's own kernels on a GPU the log names
         h = isolated_torch(h, env, facts, hits)  # uv's failed build whose log shows torch missing from it: build isolation
         h = torch_missing_in_a_build(h, env, facts, hits)  # pip's setup.py run whose traceback ends in no torch
@@ -1785,6 +1793,7 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
            if o.id == "wheel-not-supported" and (g := glibc_refusal(o, env)) is not None else o for o in out]
     out = ignored_elsewhere(out)  # pip's skipped releases of other projects: the requirement it could not find stands
     out = device_query_in_build(out, env, facts)  # torch's no-GPU words where cpp_extension asked: the build's (fix-n)
+    out = tf_probe_notice(out, env)  # TensorFlow's libcudart probe it says to ignore without a GPU (fix-p)
     return [replace(o, family=facts.signature_family(o.id)) for o in out]  # the more general cause each is a case of, if any
 
 

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
 from glmcompat.decide.logenv import Env, public
@@ -1397,6 +1398,19 @@ def _torch_builds(what: str, tracked: dict[str, list[str]], env: Env) -> tuple[s
             "`python -c \"import torch; print(torch.__version__)\"` names the torch to match")
 
 
+def _leaves_out(req: str, pin: str) -> bool:
+    """Whether the requirement ``req`` (pip's "torch>=1.6.0") leaves out the version ``pin`` pins ("torch==1.13.1");
+    False where either cannot be read."""
+    m = re.match(r"\s*[A-Za-z0-9][\w.\[\],-]{0,100}?\s*==\s*(?P<v>[\w.+!]{1,60})\s*$", pin)
+    spec = re.sub(r"^\s*[A-Za-z0-9][\w.-]{0,100}(?:\[[^\]]{0,200}\])?", "", req.split(";", 1)[0]).strip()
+    if m is None or not spec or _v(m.group("v")) is None:
+        return False
+    try:
+        return not SpecifierSet(spec.replace(" and ", ",")).contains(m.group("v"), prereleases=True)
+    except InvalidSpecifier:
+        return False
+
+
 def _resolution(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """pip-resolution-impossible: the causes pip lists under "The conflict is caused by:" (uv: its derivation), where one
     names a package of the stack. None where none does (a conflict outside the compiled stack)."""
@@ -1449,7 +1463,9 @@ def _resolution(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
                f"constraints file) ask for {' and '.join(mine)}; keep the one the other packages accept (`pip install "
                f"--dry-run` with it checks the set)")
     elif theirs and mine:
-        p, r = theirs[0]
+        # fix-p: the party whose range leaves the user's pin out (a range that holds it, sentence-transformers'
+        # torch>=1.6.0 beside torch==1.13.1, is no side of the break: torchvision 0.16.1's torch==2.1.1 is)
+        p, r = next(((p, r) for p, r in theirs if _leaves_out(r, mine[0])), theirs[0])
         fix = (f"request {clash} within what {p} accepts ({r}: pip install '{r.replace(' and ', ',').replace(', ', ',')}') "
                f"in place of {mine[0]}, or a {p.split(' ')[0]} release whose range includes {mine[0]}")
     elif len(parties := list(dict.fromkeys(p.split(" ")[0].split("[")[0] for p, _ in theirs))) > 1:

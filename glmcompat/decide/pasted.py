@@ -58,6 +58,10 @@ _PREFIXES = [re.compile(p) for p in (
     # of a failed step prints it)
     r"^#\d{1,4} \d{1,6}\.\d{1,4} ",
     r"^\d{1,5}\.\d{3} (?=\S|\s{1,16}\S)",
+    # fix-p: the same time past 10 s, which BuildKit prints with 2 decimals up to 100 s and 1 after ("75.31 ", "123.4 ":
+    # moby/buildkit tag v0.32.2 util/progress/progressui/display.go:768-775, prec 3 under 10 s, 2 under 100, else 1;
+    # printErrorLogs at :785 repeats a failed step's lines, each with its time and without "#N", under " > [step]:")
+    r"^(?:\d{2}\.\d{2}|\d{3,5}\.\d) (?=\S|\s{1,16}\S)",
     # a timestamp, the logger's name and the level after it: Python's logging ("%(asctime)s - %(name)s - %(levelname)s -
     # "), loguru's ("2026-02-04 15:04:36.023 | INFO     | mod:func:585 - "), SGLang's ("[2025-01-02 12:00:00 TP0] "),
     # Rust tracing's (TGI: "2024-03-13T15:34:11.255262Z  WARN text_generation_launcher: ")
@@ -87,7 +91,7 @@ _PREFIXES = [re.compile(p) for p in (
     r"^\[(?:Bug|BUG|bug|Usage|Installation|Feature|Question|Doc|Docs|Performance|Misc|Help|Error|Issue|Bugfix|"
     r"Installation Issue|Bug Report)\]:?\s{0,3}",
 )]
-_HAS_PREFIX = re.compile(r"^(?:\d{1,5}\.\d{3} |[A-Z][a-z]{2} [ \d]\d \d\d:|\d{4}-\d\d-\d\d|\[?\d\d:\d\d:\d\d|##\[|#\d|\[|\(|E |E$|(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d|[IWEF]\d{4} )")
+_HAS_PREFIX = re.compile(r"^(?:\d{1,5}\.\d{3} |\d{2}\.\d{2} |\d{3,5}\.\d |[A-Z][a-z]{2} [ \d]\d \d\d:|\d{4}-\d\d-\d\d|\[?\d\d:\d\d:\d\d|##\[|#\d|\[|\(|E |E$|(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d|[IWEF]\d{4} )")
 # pip's (rich) and uv's (miette) boxes: the frame before the text it holds
 _BOX = re.compile(r"^(?P<indent>\s{0,12})(?:[×│├╰┃┆║]\s?(?:[─━]{1,4}\s?[>▶➤]\s?)?|[─━]{1,4}\s?[>▶➤]\s?)(?!\S{0,40}[─│])")
 # a notebook's traceback: IPython's arrow at the failing line, and its frame header

@@ -998,7 +998,9 @@ _TOP_IMPORT = re.compile(r"^(?:>>> |In \[\d{1,5}\]: )?(?:from (?P<from>[A-Za-z_]
 # built; a non-glue package's frames (the package's own setup or op builder) still name it
 BUILD_STEP_GROUPS = frozenset({"ninja_out", "ninja_stop", "cmd", "ld_fail", "torch_ext", "ext_name"})
 COLLECTED_GROUPS = frozenset({"need", "glibc", "nvcc_version", "nvcc_include", "pyl_built", "pyl_have", "rv_ray", "rv_py",
-                              "rv_pa", "rv_where"})
+                              "rv_pa", "rv_where",
+                              # fix-p: torch's unsupported-GPU warning without its head, its arch list and GPU a line each
+                              "cubin_list", "cubin_gpu", "too_old"})
 WINDOW = 40  # lines before a match searched for the package it belongs to (a traceback's frames)
 # a traceback's frame line, whatever file it names (an installed package's, a user's script, a notebook cell): CPython's
 # traceback.py ('  File "<path>", line N, in <func>'; a Cython module's init frame 'File "pkg/mod.pyx", line N, in init
@@ -1422,6 +1424,15 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     # a program's own call of an Auto class's register (transformers' AutoModel.register(MyConfig, MyModel)): the classes
     # it passes are its own, so transformers' config_class check of them is no remote code's (remote-code-config-class-mismatch)
     ("auto_register", r"(?<![\w.])(?P<v>Auto(?:Model\w{0,60}|Config|Tokenizer|ImageProcessor|Processor)\.register)\("),
+    # fix-p: TensorFlow's notice after its import's libcudart probe failed (tensorflow/tensorflow tag v2.8.0
+    # tensorflow/stream_executor/cuda/cudart_stub.cc:29, LOG(INFO) "Ignore above cudart dlerror if you do not have a GPU
+    # set up on your machine."; v2.11 tensorflow/compiler/xla/stream_executor/cuda/cudart_stub.cc the same): read by
+    # glmcompat.decide.sharpcauses.tf_probe_notice
+    # fix-p: the floor torch's old_gpu_warn names (torch-2.7.1 wheel torch/cuda/__init__.py:262, "The minimum cuda
+    # capability supported by this library is %d.%d."), read by gpu-capability-too-old where the log's torch called a GPU
+    # too old (a line any library could print: no signature reads it alone)
+    ("torch_min_cc", r"minimum cuda capability supported by this library is (?P<v>\d{1,2}\.\d)"),
+    ("tf_cudart_notice", r"cudart_stub\.cc:\d{1,5}\] (?P<v>Ignore above cudart dlerror) if you do not have a GPU set up"),
 )]
 _NOTED: list[tuple[str, re.Pattern[str], tuple[str, ...] | None]] = []
 
@@ -1443,7 +1454,8 @@ _UV_STEP_WHY = r"(?:And |So, )?[Bb]ecause (?P<why>(?:(?![Bb]ecause |\. ).){1,800
 _UV_CLASH_STEP = re.compile(_UV_STEP_WHY + r"(?P<what>(?:(?!\. |we can conclude).){1,600}? are incompatible)\.(?=\s|$)")
 _UV_ROOT_STEP = re.compile(_UV_STEP_WHY + r"(?P<what>(?:your|the|[\w.-]{1,100}'s) (?:(?:project|workspace)'s )?"
                            r"requirements are unsatisfiable)\.(?=\s|$)")
-_UV_BECAUSE = re.compile(r"(?:^|(?<=^And )|(?<=^So, ))[Bb]ecause (?=(?:all versions of |only |there is no |you require |your "
+# (fix-p: also after uv's headline where a paste joined the two, "No solution found when resolving dependencies: Because ...")
+_UV_BECAUSE = re.compile(r"(?:^|(?<=^And )|(?<=^So, )|(?<=when resolving dependencies: ))[Bb]ecause (?=(?:all versions of |only |there is no |you require |your "
                          r"(?:project|workspace) requires )?[A-Za-z0-9][\w.\[\]-]{0,100}[\s{=<>!~,]|[A-Za-z0-9][\w.-]{0,100}$)")
 # the words a line holds (any case) where one of the notes below may stand in it: a trie of them (:func:`_literal_trie`),
 # and two line heads; the plain alternation of the 82 words, case ignored, took a third of the notes' time
@@ -1458,7 +1470,7 @@ _NOTE_WORD_LIST = (
     "currently using", "-lcuda", "failed: ", "triton", "-packages", "python3", "asynchronously", "torch_use_",
     "no cuda runtime", "nvcc", "custom c++ ops", "inductor", ".tar.gz", "geforce", "tesla ", "quadro ", "capabilit",
     "native library", "macos", "darwin", "mac os", "python version:", "python platform:", "(python 3", ".register(",
-    "constructor, destructor", "_get_cuda_arch_flags", "executing phase",
+    "constructor, destructor", "_get_cuda_arch_flags", "executing phase", "cudart_stub",
 )
 _NOTE_WORDS = re.compile("(?i)" + "|".join([_literal_trie(_NOTE_WORD_LIST), r"^\s{0,16}module named",
                                              r"^\s{0,4}python 3", r"^\s{0,8}[`'\"\u2018\u201c]?_z"]))
@@ -1572,6 +1584,16 @@ _ONE_LINE_TORCH = re.compile(r"(?<![\w.-])(?:py)?torch(?:[ _](?:version|ver))?\s
                              r"(?:\.\d{1,3})?(?:[a-z]{1,5}\d{0,12})?(?:\+[\w.]{1,30})?)(?![\w.])", re.IGNORECASE)
 _ONE_LINE_AVAIL = re.compile(r"(?<![\w.])(?:is[ _])?cuda(?:[ _]is)?[ _]available\??\s{0,2}[:=]\s{0,2}[`'\"]?(?P<a>True|False)\b",
                              re.IGNORECASE)
+# fix-p: the same report over lines of their own, torch's version on one and is_available()'s value on the next
+# (nicolasdiolez/360Extractor@8e446342e856063729cc9b59ce40a557fc8596f2 src/core/ai_model.py:36-43: logger.info(f"PyTorch
+# Version: {torch.__version__}"), then logger.info("CUDA Available: False"); the common start-up check print(f"PyTorch
+# version: {torch.__version__}") / print(f"CUDA available: {torch.cuda.is_available()}")): a label line holding torch's
+# version alone (after a logger's level tag or a mark), and within TORCH_LABEL_LINES lines a label line holding the value
+_LABEL_HEAD = r"^\s{0,8}(?:\[[A-Z]{3,8}\]:?\s{1,3}|[A-Z]{4,8}:\s{1,3})?(?:[^\w\s\[(]{1,3}\s{1,2})?"
+_TORCH_LABEL = re.compile(_LABEL_HEAD + r"(?:Py[Tt]orch|PYTORCH|[Tt]orch)(?:[ _](?:[Vv]ersion|VERSION))?\s{0,2}[:=]\s{0,2}"
+                          r"[`'\"]?v?(?P<v>\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:[a-z]{1,5}\d{0,12})?(?:\+[\w.]{1,30})?)[`'\"]?\s{0,4}$")
+_AVAIL_LABEL = re.compile(_LABEL_HEAD + r"(?i:(?:is[ _])?cuda(?:[ _]is)?[ _]available)\??\s{0,2}[:=]\s{0,2}[`'\"]?(?:True|False)\b")
+TORCH_LABEL_LINES = 2
 # a top-level name imported from a module ("from M import A, B as C", at a prompt, in a notebook cell's context line):
 # its class's qualified name in a later TypeError is read against M (the module that defines it); and a method called on
 # self ("self.m(", a frame's context line): the call that reaches a subclass's override
@@ -1620,6 +1642,8 @@ class LogContext:
     conda_block: bool = False  # inside conda's conflict report: its chains and the user's bare specs
     no_dists: bool = False  # pip's "no matching distributions available" note is listing its names
     frame_top: str = ""  # the installed package (site-packages/<top>/) whose file the last traceback frame line runs
+    torch_label: str = ""  # fix-p: the torch version a report's own label line printed ("PyTorch Version: 2.8.0+cpu")
+    torch_label_left: int = 0  # ... and the lines after it its "CUDA Available: ..." line may still come on
 
     def _derivation(self, line: str) -> None:
         """uv's derivation (crates/uv-resolver/src/pubgrub/report.rs) as it wraps its paragraphs at the terminal's width
@@ -1719,9 +1743,16 @@ class LogContext:
         if self.printing or "__version__" in line or "is_available()" in line or "print(" in line or "torch.version." in line:
             self._printed(line)
         if ("available" in line or "Available" in line) and "(" not in line and not line.lstrip().startswith(_CODE_HEAD) \
-                and (a := _ONE_LINE_AVAIL.search(line)) is not None and (t := _ONE_LINE_TORCH.search(line)) is not None:
-            self._printed_value("torch.__version__", t.group("v"))  # fix-o: a check's one line of its own labels
-            self._printed_value("torch.cuda.is_available()", a.group("a").capitalize())
+                and (a := _ONE_LINE_AVAIL.search(line)) is not None:
+            if (t := _ONE_LINE_TORCH.search(line)) is not None:
+                self._printed_value("torch.__version__", t.group("v"))  # fix-o: a check's one line of its own labels
+                self._printed_value("torch.cuda.is_available()", a.group("a").capitalize())
+            elif self.torch_label_left and _AVAIL_LABEL.match(line) is not None:  # fix-p: the line after its torch line
+                self._printed_value("torch.__version__", self.torch_label)
+                self._printed_value("torch.cuda.is_available()", a.group("a").capitalize())
+        self.torch_label_left = max(self.torch_label_left - 1, 0) if line.strip() else self.torch_label_left
+        if ("orch" in line or "ORCH" in line) and (t := _TORCH_LABEL.match(line)) is not None:
+            self.torch_label, self.torch_label_left = t.group("v"), TORCH_LABEL_LINES
         if "from_line" not in self.notes and line.lstrip().startswith("from ") and " import " not in line:
             # an ImportError re-wrapped across lines ("cannot import name 'X'" then "from M"): the module, M
             if (f := _FROM_LINE.match(line)) is not None:

@@ -94,7 +94,11 @@ DERIVED = {"torch-arch-unsupported": "no-kernel-image", "nvcc-missing": "source-
 
 # ... and those derived from either of several hits: torch's no-GPU words under cpp_extension's _get_cuda_arch_flags are
 # build-needs-cuda-device (buildcauses.device_query_in_build; fix-n), scanned as cuda-not-available or driver-not-found
-DERIVED_ANY = {"build-needs-cuda-device": ("cuda-not-available", "driver-not-found")}
+# fix-p: torch's launch failure after its own old-GPU warning is gpu-capability-too-old (sharpcauses.old_gpu_launch),
+# scanned as no-kernel-image; a libcudart file named for a release it is not, under a package's extension, is
+# extension-cuda-mismatch (sharpcauses.renamed_runtime), scanned as cuda-toolkit-clash
+DERIVED_ANY = {"build-needs-cuda-device": ("cuda-not-available", "driver-not-found"),
+               "gpu-capability-too-old": ("no-kernel-image",), "extension-cuda-mismatch": ("cuda-toolkit-clash",)}
 
 
 def _scanned(sid: str, want: dict[str, Hit]) -> str:
