@@ -568,7 +568,7 @@ UNMEASURED_CA = False
 # `explain` ran on it, scored by test_real_log_cb (`-k test_real_log_cb` selects it).
 # While UNMEASURED_CB, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_CB = False, as for set V.
-CASES_CB = tomllib.loads((HERE / "heldout_cb.toml").read_text())["case"]
+CASES_CB = toml_file(HERE / "heldout_cb.toml")["case"]
 UNMEASURED_CB = False
 
 # heldout_cc.toml: the set gathered as CC (typed as an owner of an older or legacy GPU: Kepler K80, Maxwell, Pascal
@@ -577,7 +577,7 @@ UNMEASURED_CB = False
 # test_real_log_cc (`-k test_real_log_cc` selects it).
 # While UNMEASURED_CC, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_CC = False, as for set V.
-CASES_CC = tomllib.loads((HERE / "heldout_cc.toml").read_text())["case"]
+CASES_CC = toml_file(HERE / "heldout_cc.toml")["case"]
 UNMEASURED_CC = False
 
 # heldout_cd.toml: the set gathered as CD (typed as a Linux distribution, Spack, Nix / Guix or Homebrew packager, or a
@@ -587,7 +587,7 @@ UNMEASURED_CC = False
 # (`-k test_real_log_cd` selects it).
 # While UNMEASURED_CD, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_CD = False, as for set V.
-CASES_CD = tomllib.loads((HERE / "heldout_cd.toml").read_text())["case"]
+CASES_CD = toml_file(HERE / "heldout_cd.toml")["case"]
 UNMEASURED_CD = False
 
 # heldout_ce.toml: the set gathered as CE (typed as a system administrator who has just upgraded the CUDA toolkit or the
@@ -596,7 +596,7 @@ UNMEASURED_CD = False
 # it), frozen before `explain` ran on it, scored by test_real_log_ce (`-k test_real_log_ce` selects it).
 # While UNMEASURED_CE, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_CE = False, as for set V.
-CASES_CE = tomllib.loads((HERE / "heldout_ce.toml").read_text())["case"]
+CASES_CE = toml_file(HERE / "heldout_ce.toml")["case"]
 UNMEASURED_CE = False
 
 # heldout_cf.toml: the set gathered as CF (typed as a maintainer who publishes binary wheels with CUDA / C++ extensions:
@@ -605,7 +605,7 @@ UNMEASURED_CE = False
 # gathered beside it), frozen before `explain` ran on it, scored by test_real_log_cf (`-k test_real_log_cf` selects it).
 # While UNMEASURED_CF, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_CF = False, as for set V.
-CASES_CF = tomllib.loads((HERE / "heldout_cf.toml").read_text())["case"]
+CASES_CF = toml_file(HERE / "heldout_cf.toml")["case"]
 UNMEASURED_CF = False
 
 # heldout_cg.toml: the set gathered as CG (typed as a user of NVIDIA's training libraries: Apex, TransformerEngine,
@@ -614,7 +614,7 @@ UNMEASURED_CF = False
 # by test_real_log_cg (`-k test_real_log_cg` selects it).
 # While UNMEASURED_CG, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_CG = False, as for set V.
-CASES_CG = tomllib.loads((HERE / "heldout_cg.toml").read_text())["case"]
+CASES_CG = toml_file(HERE / "heldout_cg.toml")["case"]
 UNMEASURED_CG = False
 
 # heldout_ch.toml: the set gathered as CH (typed as a batch-inference or data-pipeline engineer running GPU work inside
@@ -624,7 +624,7 @@ UNMEASURED_CG = False
 # (`-k test_real_log_ch` selects it).
 # While UNMEASURED_CH, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_CH = False, as for set V.
-CASES_CH = tomllib.loads((HERE / "heldout_ch.toml").read_text())["case"]
+CASES_CH = toml_file(HERE / "heldout_ch.toml")["case"]
 UNMEASURED_CH = False
 
 # heldout_ci.toml: the set gathered as CI (typed as a laptop GPU user on Linux: hybrid graphics, Optimus / PRIME
@@ -633,7 +633,7 @@ UNMEASURED_CH = False
 # it, scored by test_real_log_ci (`-k test_real_log_ci` selects it).
 # While UNMEASURED_CI, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_CI = False, as for set V.
-CASES_CI = tomllib.loads((HERE / "heldout_ci.toml").read_text())["case"]
+CASES_CI = toml_file(HERE / "heldout_ci.toml")["case"]
 UNMEASURED_CI = False
 
 # heldout_cj.toml: the set gathered as CJ (typed as a user of a desktop application that bundles its own Python and
@@ -643,7 +643,7 @@ UNMEASURED_CI = False
 # on it, scored by test_real_log_cj (`-k test_real_log_cj` selects it).
 # While UNMEASURED_CJ, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_CJ = False, as for set V.
-CASES_CJ = tomllib.loads((HERE / "heldout_cj.toml").read_text())["case"]
+CASES_CJ = toml_file(HERE / "heldout_cj.toml")["case"]
 UNMEASURED_CJ = False
 
 # heldout_ck.toml: the set gathered as CK (typed as an RLHF / post-training user: verl, OpenRLHF, TRL with vLLM
@@ -652,7 +652,7 @@ UNMEASURED_CJ = False
 # ran on it, scored by test_real_log_ck (`-k test_real_log_ck` selects it).
 # While UNMEASURED_CK, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_CK = False, as for set V.
-CASES_CK = tomllib.loads((HERE / "heldout_ck.toml").read_text())["case"]
+CASES_CK = toml_file(HERE / "heldout_ck.toml")["case"]
 UNMEASURED_CK = False
 
 # heldout_cl.toml: the set gathered as CL (typed as a user in mainland China installing through domestic mirrors:
@@ -661,7 +661,7 @@ UNMEASURED_CK = False
 # gathered beside it), frozen before `explain` ran on it, scored by test_real_log_cl (`-k test_real_log_cl` selects it).
 # While UNMEASURED_CL, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_CL = False, as for set V.
-CASES_CL = tomllib.loads((HERE / "heldout_cl.toml").read_text())["case"]
+CASES_CL = toml_file(HERE / "heldout_cl.toml")["case"]
 UNMEASURED_CL = False
 
 # heldout_cm.toml: the set gathered as CM (typed as a geospatial / earth-observation ML user: torchgeo, rasterio / GDAL
@@ -670,7 +670,7 @@ UNMEASURED_CL = False
 # beside it), frozen before `explain` ran on it, scored by test_real_log_cm (`-k test_real_log_cm` selects it).
 # While UNMEASURED_CM, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_CM = False, as for set V.
-CASES_CM = tomllib.loads((HERE / "heldout_cm.toml").read_text())["case"]
+CASES_CM = toml_file(HERE / "heldout_cm.toml")["case"]
 UNMEASURED_CM = False
 
 # heldout_cn.toml: the set gathered as CN (typed as a frontend / web developer new to ML who adds a local model to a web
@@ -679,8 +679,8 @@ UNMEASURED_CM = False
 # beside it), frozen before `explain` ran on it, scored by test_real_log_cn (`-k test_real_log_cn` selects it).
 # While UNMEASURED_CN, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_CN = False, as for set V.
-CASES_CN = tomllib.loads((HERE / "heldout_cn.toml").read_text())["case"]
-UNMEASURED_CN = True
+CASES_CN = toml_file(HERE / "heldout_cn.toml")["case"]
+UNMEASURED_CN = False
 
 # heldout_co.toml: the set gathered as CO (typed as a maintainer of a large Python monorepo or shared requirements:
 # pip-tools / pip-compile, Poetry groups and extras, constraints files, several services sharing one lock, Python and
@@ -689,8 +689,8 @@ UNMEASURED_CN = True
 # test_real_log_co (`-k test_real_log_co` selects it).
 # While UNMEASURED_CO, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_CO = False, as for set V.
-CASES_CO = tomllib.loads((HERE / "heldout_co.toml").read_text())["case"]
-UNMEASURED_CO = True
+CASES_CO = toml_file(HERE / "heldout_co.toml")["case"]
+UNMEASURED_CO = False
 
 # heldout_cp.toml: the set gathered as CP (typed as a performance engineer chasing speed with torch.compile / inductor,
 # Triton kernels, CUDA graphs, custom fused kernels (Liger, Unsloth kernels, FlashAttention-3, FlexAttention) and
@@ -699,8 +699,8 @@ UNMEASURED_CO = True
 # (`-k test_real_log_cp` selects it).
 # While UNMEASURED_CP, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_CP = False, as for set V.
-CASES_CP = tomllib.loads((HERE / "heldout_cp.toml").read_text())["case"]
-UNMEASURED_CP = True
+CASES_CP = toml_file(HERE / "heldout_cp.toml")["case"]
+UNMEASURED_CP = False
 
 
 # every set's cases: what the fixture directory must hold, each thread once
