@@ -1688,7 +1688,8 @@ def torch_python_wheel(h: Hit, env: Env, facts: Facts) -> Hit:
     """no-matching-distribution of torch (pip's "Could not find a version that satisfies the requirement torch (from
     versions: ...)", pip-26.2.1 resolvelib/factory.py _report_single_requirement_conflict; the legacy resolver's
     index/package_finder.py find_requirement) where the log shows the interpreter's Python (its site-packages path,
-    collect_env's "Python version:", `pip --version`, `python --version`, a cpXY wheel the installer took) and the
+    collect_env's "Python version:", `pip --version`, `python --version`, a cpXY wheel the installer took; where it shows
+    none, the Python pip's listing of torch names, fix-q: :func:`_listed_python`) and the
     index's torch listing (the matrix's torch_python rows, scripts/harvest_torch_pythons.py) says torch has no wheel for
     it: no release up to the newest harvested, or none before the first with it while pip listed nothing, or none of the
     pinned release. torch-python-unsupported with that Python and that first release; the generic reading otherwise
