@@ -106,7 +106,9 @@ def ignored_elsewhere(hits: list[Hit]) -> list[Hit]:
     from packaging.version import InvalidVersion, Version  # lazy: only these logs need it
 
     ignored = [h for h in hits if h.id == "python-version-unsupported" and "ignored" in h.groups]
-    asked = [h for h in hits if h.id == "no-matching-distribution" and (h.groups.get("req_found") or h.groups.get("req"))]
+    # (pip's requirement read as torch-python-unsupported where its listing or the log names the Python: the same hit)
+    asked = [h for h in hits if h.id in ("no-matching-distribution", "torch-python-unsupported")
+             and (h.groups.get("req_found") or h.groups.get("req"))]
     if not ignored or not asked:
         return hits
     drop = []

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 
 from packaging.version import Version
 
@@ -383,6 +384,8 @@ def _deserialized(env: Env, facts: Facts, installed: str) -> tuple[str, str] | N
 
 
 def _cpu_torch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    if "cpu_commented" in h.groups:  # fix-q: the +cpu version a check's print() wrote as a comment after the call
+        h = replace(h, groups={**h.groups, "cpu_printed": h.groups["cpu_commented"]})
     installed = _installed_cpu(env)
     printed = env.notes.get("printed_torch", "")  # a version check's torch.__version__ (its output line)
     if "cpu_printed" in h.groups and h.groups["cpu_printed"] != printed:
@@ -972,7 +975,33 @@ def _hmm(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     return (h.cause, h.remedy) if env.notes.get("container_hmm") else None
 
 
+def _clash_dll(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """cuda-toolkit-clash on Windows (fix-q): torch's DLL loader found one of its CUDA library DLLs and Windows could not
+    bind it (WinError 127, ERROR_PROC_NOT_FOUND; glmcompat/decide/loadercauses.py dll_clash): the library named by the
+    [[nvidia_soname]] row whose dlls hold it."""
+    dll = h.groups["win_clash_dll"]
+    got = facts.nvidia_dll(dll)
+    if got is None:
+        return None
+    soname, row = got
+    name = nvidia_library(soname) or soname
+    who = _shown(h.package, env.version(h.package)) if h.package else "torch"
+    cuda = f"a CUDA {_or(row.cuda)}" if row.cuda else "a CUDA"
+    return (f"Windows found {who}'s {dll} ({name}, {soname} on Linux) and could not load it (WinError 127, "
+            "ERROR_PROC_NOT_FOUND): a function it imports is missing from the DLL of that name Windows bound it to, so "
+            f"another release of a CUDA library it depends on ({cuda} cuBLASLt, CUDA runtime or cuDNN DLL of another "
+            "minor release) was loaded first, by a package imported before torch that bundles its own CUDA libraries "
+            "(TensorRT, TensorFlow, ONNX Runtime, CuPy) or from a CUDA toolkit's bin directory earlier on PATH: two "
+            "releases of one CUDA library clash in the process",
+            f"import torch before the package that bundles its own CUDA libraries (torch then loads the CUDA DLLs it was "
+            f"built with first), or install that package's build for torch's CUDA release; remove other CUDA toolkits' "
+            f"bin directories from PATH (`where {dll}` lists the copies Windows can find); the Dependencies tool "
+            f"(lucasg/Dependencies) on {dll} names the DLL that lacks the function")
+
+
 def _clash_or_cublas(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    if "win_clash_dll" in h.groups:
+        return _clash_dll(h, env, facts)
     return _clash(h, env, facts) if "cublas_init" not in h.groups else _cublas_init(h, env, facts)
 
 

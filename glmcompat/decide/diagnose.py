@@ -28,8 +28,8 @@ from glmcompat.decide.enginecauses import ENGINE_BUILDERS
 from glmcompat.decide.extcauses import EXT_BUILDERS, ext_cause, ext_package
 from glmcompat.decide.frameworkcauses import framework_builder, framework_package, notice, with_package
 from glmcompat.decide.installcauses import INSTALL_BUILDERS, companions, glibc_refusal, libcuda_of_a_build, torch_python_wheel
-from glmcompat.decide.loadercauses import (DRIVER_API, LOADER_BUILDERS, TORCH_SYMBOL, dyld_library, dyld_symbol, proc_not_found,
-                                           runtime_driver)
+from glmcompat.decide.loadercauses import (DRIVER_API, LOADER_BUILDERS, TORCH_SYMBOL, dll_clash, dyld_library, dyld_symbol,
+                                           proc_not_found, runtime_driver)
 from glmcompat.decide.logenv import Env
 from glmcompat.decide.logenv import local as _local
 from glmcompat.decide.logenv import public as _public
@@ -1535,7 +1535,7 @@ DROPPED = {"gpu-arch-not-in-build": ("x_nccl_warn",), "numpy-abi": ("torch_np", 
            "nccl-cuda-mismatch": ("nccl_err", "nccl_backend"), "cuda-toolkit-clash": ("cublas_init", "clash_lib", "node_only", "vn_node", "torch_lib", "ltr_node"),
            "cudnn-sublibrary-missing": ("vn_cudnn_node", "ltr_cudnn_node"), "torchvision-nms-missing": ("partial", "tv_only_op"),
            "lxc-cuda-init-hmm": ("cuda_init",),
-           "torch-cpu-only": ("cpu_version", "cpu_printed", "cuda_none", "built_false", "webui_no_gpu", "avail_false",
+           "torch-cpu-only": ("cpu_version", "cpu_printed", "cpu_commented", "cuda_none", "built_false", "webui_no_gpu", "avail_false",
                              "deser_cuda", "cuda_asked", "cuda_said"),
            "torch-arch-unsupported": ("idf_file", "idf_at", "thc_exec"), "cuda-toolkit-mismatch": ("idf_file", "idf_at"),
            "version-requirement-unmet": ("rn_lookup", "rn_pkg"),
@@ -1576,7 +1576,9 @@ SUPERSEDED = {"torch-thc-removed": frozenset({"build-header-missing"}), "numpy-t
               "companion-api-removed": frozenset({"companion-too-old"}),
               "torch-api-removed": frozenset({"companion-too-old"}),
               "build-backend-too-old": frozenset({"python-stdlib-removed"}),
-              "cudnn-sublibrary-missing": frozenset({"cuda-lib-missing"}),
+              "cudnn-sublibrary-missing": frozenset({"cuda-lib-missing", "nvrtc-missing"}),
+              # fix-q: the loader's line for NVRTC's own soname (libnvrtc.so.12): NVRTC missing, cuda-lib-missing's case
+              "nvrtc-missing": frozenset({"cuda-lib-missing"}),
               "cudart-missing": frozenset({"vllm-extension-import-failed"}),
               "extension-cuda-mismatch": frozenset({"cudart-missing", "vllm-extension-import-failed"}),
               "pkg-resources-removed": frozenset({"package-not-installed"}),
@@ -1718,6 +1720,7 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
         h = libcuda_of_a_build(h, env, facts)  # ld's -lcuda in another build's link than triton's: link-library-missing
         h = torch_python_wheel(h, env, facts)  # pip's no torch for the log's Python: torch-python-unsupported
         h = proc_not_found(h, facts)  # Windows' WinError 127 of an extension module's import: undefined-symbol
+        h = dll_clash(h, env, facts)  # WinError 127 loading one of torch's CUDA library DLLs: cuda-toolkit-clash (fix-q)
         h = removed_attribute(h, env, facts)  # a module attribute a release of its companion removed: companion-api-removed
         own = ("" if any(g in h.groups for g in OWN_UNLESS.get(h.id, ())) else facts.signature_package(h.id)) or h.groups.get(
             "companion", "")
@@ -1794,7 +1797,9 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
     out = ignored_elsewhere(out)  # pip's skipped releases of other projects: the requirement it could not find stands
     out = device_query_in_build(out, env, facts)  # torch's no-GPU words where cpp_extension asked: the build's (fix-n)
     out = tf_probe_notice(out, env)  # TensorFlow's libcudart probe it says to ignore without a GPU (fix-p)
-    return [replace(o, family=facts.signature_family(o.id)) for o in out]  # the more general cause each is a case of, if any
+    # the more general cause each is a case of, if any: its row's family, or, for a hit a refinement gave its own family
+    # (pip's no-matching-distribution read as torch-python-unsupported: installcauses.torch_python_wheel), that one
+    return [replace(o, family=o.family or facts.signature_family(o.id)) for o in out]
 
 
 __all__ = ["BUILDERS", "Env", "diagnose", "extension_break", "package_cause"]

@@ -11,8 +11,9 @@ where the row's own builder does not read these groups.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 
-from glmcompat.decide.cudacauses import cudart_release, named_gpu, torch_cuda
+from glmcompat.decide.cudacauses import CUDA_BUILDERS, cudart_release, named_gpu, torch_cuda
 from glmcompat.decide.logenv import Env
 from glmcompat.decide.logenv import shown as _shown
 from glmcompat.matrix.view import Facts
@@ -696,7 +697,13 @@ def _natten_cc(h: Hit, env: Env, facts: Facts) -> Cause | None:
 
 
 def _builtins(h: Hit, env: Env, facts: Facts) -> Cause | None:
-    """nvrtc-missing where NVRTC loaded but not its builtins library (NVRTC's own message)."""
+    """nvrtc-missing where NVRTC loaded but not its builtins library (NVRTC's own message); where the loader found no
+    libnvrtc.so.<major> at all (its own line, fix-q), the words cuda-lib-missing's builder gives that library."""
+    if lib := h.groups.get("x_nvl_lib", ""):
+        g = {k: v for k, v in h.groups.items() if k not in ("x_nvl_lib", "x_nvl_major", "x_nvl_ldd")}
+        g.update({"library": lib, **({"major": h.groups["x_nvl_major"]} if "x_nvl_major" in h.groups else {}),
+                  **({"ldd": h.groups["x_nvl_ldd"]} if "x_nvl_ldd" in h.groups else {})})
+        return CUDA_BUILDERS["cuda-lib-missing"](replace(h, groups=g), env, facts)
     lib = _first(h.groups, "x_builtins", "x_builtins2", "x_builtins3").rstrip(".")
     if not lib:
         return None

@@ -12,12 +12,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.version import Version
+from packaging.version import InvalidVersion, Version
 
 from glmcompat.decide.logenv import Env, public
 from glmcompat.decide.logenv import shown as _shown
 from glmcompat.decide.logenv import v as _v
-from glmcompat.matrix.rows import Export
+from glmcompat.matrix.rows import Export, TorchPython
 from glmcompat.matrix.view import Facts
 from glmcompat.model.names import canonicalize
 from glmcompat.model.signatures import Hit, module_package, name_tables
@@ -1411,6 +1411,23 @@ def _leaves_out(req: str, pin: str) -> bool:
         return False
 
 
+# a requirement a "depends on" clause of uv's derivation names (crates/uv-resolver/src/pubgrub/report.rs: the package and
+# its ranges without spaces, "torch>=2.4,<2.5.0", a marker in braces left out before this reads it)
+_UV_DEPENDS = re.compile(r"depends? on (?P<req>[A-Za-z0-9][\w.\[\]-]{0,100}[=<>!~][^\s]{0,200}?)(?=[.,]?(?:\s|$))")
+
+
+def _uv_other_pin(because: str, concluded: str) -> str:
+    """fix-q: where uv's derivation is cut before its end (no "are incompatible" / "are unsatisfiable" step), the later
+    paragraph's conclusion that requires a package the first paragraph requires, at another range (uv numbers each
+    paragraph's derived incompatibility "(1)" and a later one ends "we know from (1)"): "<package> depends on <req>", the
+    last one of that package (the step nearest the root); "" where there is none."""
+    mine = {_req_name(m.group("req")): m.group("req") for m in _UV_DEPENDS.finditer(because)}
+    later = [c for c in concluded.split("; ") if c]
+    other = [c for c in later if (r := c.rsplit(" on ", 1)[-1]) and _req_name(r) in mine and r != mine[_req_name(r)]
+             and c not in because]
+    return f"and {other[-1]}, so no {_req_name(other[-1].rsplit(' on ', 1)[-1])} release satisfies both" if other else ""
+
+
 def _resolution(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """pip-resolution-impossible: the causes pip lists under "The conflict is caused by:" (uv: its derivation), where one
     names a package of the stack. None where none does (a conflict outside the compiled stack)."""
@@ -1437,6 +1454,8 @@ def _resolution(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         # fix-o: the derivation's later steps, where the log keeps them: the requirements that cannot hold together, and
         # the user's own requirements the last step names (what the remedy asks to change)
         clash, root = env.notes.get("uv_clash", ""), env.notes.get("uv_root", "")
+        if not clash and not root:  # fix-q: a log cut before the derivation's end: a later paragraph's conclusion
+            clash = _uv_other_pin(because, env.notes.get("uv_concluded", ""))
         steps = "".join(f"; {step}" for step in dict.fromkeys((clash, root))
                         if step and step.split(", so ", 1)[0] not in because)
         ends = root.split(", so ", 1)[0] if root else ""
@@ -1658,11 +1677,35 @@ def _py_key(p: str) -> tuple[int, int]:
     return int(major), int(minor)
 
 
+def _listed_python(versions: str, order: Sequence[TorchPython]) -> str:
+    """The Python that pip's listing of torch ("from versions: ...": every release with a file the interpreter's tags
+    accept, pip-24.0 src/pip/_internal/resolution/resolvelib/factory.py:660-700 _report_single_requirement_conflict over
+    src/pip/_internal/index/package_finder.py:806 find_all_candidates, whose LinkEvaluator drops a wheel none of whose
+    tags the interpreter supports, :201-210) names, where the log names none: the one Python (a free-threaded build
+    only where no other matches) for which the releases of the platform's rows (``order``, by release) up to the newest
+    listed that have its wheel are exactly the listed ones; "" where the listing holds a release the rows lack, a
+    pre-release or a local label (another index), or matches no Python or several."""
+    listed = [x.strip() for x in versions.split(",") if x.strip()]
+    try:
+        got = {Version(x) for x in listed}
+    except InvalidVersion:
+        return ""
+    known = {Version(r.release) for r in order}
+    if not got or any(v.is_prerelease or v.local or v not in known for v in got):
+        return ""
+    newest = max(got)
+    pythons = {p for r in order for p in r.pythons}
+    fits = [p for p in pythons if {Version(r.release) for r in order if Version(r.release) <= newest and p in r.pythons} == got]
+    plain = [p for p in fits if not p.endswith("t")]
+    return plain[0] if len(plain) == 1 else (fits[0] if len(fits) == 1 else "")
+
+
 def torch_python_wheel(h: Hit, env: Env, facts: Facts) -> Hit:
     """no-matching-distribution of torch (pip's "Could not find a version that satisfies the requirement torch (from
     versions: ...)", pip-26.2.1 resolvelib/factory.py _report_single_requirement_conflict; the legacy resolver's
     index/package_finder.py find_requirement) where the log shows the interpreter's Python (its site-packages path,
-    collect_env's "Python version:", `pip --version`, `python --version`, a cpXY wheel the installer took) and the
+    collect_env's "Python version:", `pip --version`, `python --version`, a cpXY wheel the installer took; where it shows
+    none, the Python pip's listing of torch names, fix-q: :func:`_listed_python`) and the
     index's torch listing (the matrix's torch_python rows, scripts/harvest_torch_pythons.py) says torch has no wheel for
     it: no release up to the newest harvested, or none before the first with it while pip listed nothing, or none of the
     pinned release. torch-python-unsupported with that Python and that first release; the generic reading otherwise
@@ -1674,8 +1717,6 @@ def torch_python_wheel(h: Hit, env: Env, facts: Facts) -> Hit:
     if not req or canonicalize(re.split(r"[\s\[=<>!~;@(]", req, maxsplit=1)[0]) != "torch":
         return h
     py = next((env.notes[k] for k in ("py_shown", "py_run", "py_path", "py_cp") if env.notes.get(k)), "")
-    if not re.fullmatch(r"3\.\d{1,2}", py):
-        return h
     listed_in = re.search(r"\(from versions: ([^)]{0,1000})\)", g.get("tail", ""))
     versions = (listed_in.group(1).strip() if listed_in else "") or env.notes.get("pip_versions", "")
     if not versions:
@@ -1686,6 +1727,12 @@ def torch_python_wheel(h: Hit, env: Env, facts: Facts) -> Hit:
     if os_ is None or not rows:
         return h
     order = sorted(rows, key=lambda r: Version(r.release))
+    read = ""  # fix-q: how the Python was read where the log names none (pip's listing of torch)
+    if not py and (py := _listed_python(versions, order)):
+        read = (f" (the log names no Python; pip lists torch {versions}, exactly the torch releases up to "
+                f"{versions.rsplit(', ', 1)[-1]} with a Python {py} wheel, so the interpreter is Python {py})")
+    if not re.fullmatch(r"3\.\d{1,2}", py):
+        return h
     having = [r for r in order if py in r.pythons]
     newest = order[-1].release
     first = having[0].release if having else ""
@@ -1699,7 +1746,7 @@ def torch_python_wheel(h: Hit, env: Env, facts: Facts) -> Hit:
         since = (f"the first torch release with a Python {py} wheel is torch {first}" if first else
                  f"no torch release up to {newest} has a Python {py} wheel")
         cause = (f"torch {row.release} has no wheel for Python {py} ({where}): its wheels are built for Python "
-                 f"{', '.join(row.pythons)} only, so pip finds no {req} file that installs here; {since}")
+                 f"{', '.join(row.pythons)} only, so pip finds no {req} file that installs here; {since}{read}")
     elif versions != "none":
         return h  # pip listed torch releases for this Python: not a Python without wheels
     elif not having:
@@ -1717,5 +1764,7 @@ def torch_python_wheel(h: Hit, env: Env, facts: Facts) -> Hit:
            f"run torch on a Python its wheels are built for (a venv with a Python that torch {newest}'s wheels name)") + (
         ", or use a Python that the wanted torch release is built for (a venv with an older Python)")
     row_src = next((r.source for r in facts.rows("signature") if r.id == "torch-python-unsupported"), h.source)
+    # fix-q: always a case of pip's no-matching-distribution, the reading it sharpens (pip found no torch file for this
+    # Python), whatever the row's other messages (torch.compile's refusal of a Python) are cases of
     return replace(h, id="torch-python-unsupported", cause=cause, remedy=fix, package="torch", source=row_src,
-                   groups={**g, "np_python": py, "np_first": first})
+                   groups={**g, "np_python": py, "np_first": first}, family=h.id)

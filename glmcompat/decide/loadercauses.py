@@ -323,6 +323,25 @@ def proc_not_found(h: Hit, facts: Facts) -> Hit:
                    groups={**h.groups, "win_proc": h.groups.get("dll_module", "") or module})
 
 
+def dll_clash(h: Hit, env: Env, facts: Facts) -> Hit:
+    """torch-dll-load-failed where torch's own DLL loader (torch/__init__.py _load_dll_libraries: ctypes.WinError with
+    ' Error loading "<dll>" or one of its dependencies.' appended) failed with WinError 127 (ERROR_PROC_NOT_FOUND) on
+    one of NVIDIA's CUDA library DLLs it ships in torch\\lib (cublas64_11.dll, cudnn64_8.dll: the [[nvidia_soname]]
+    rows' dlls): the DLL was found, and a function it imports is missing from the DLL of that name Windows bound it to,
+    which a module of the same name already loaded in the process (a package imported first that bundles its own CUDA
+    libraries) or found first on PATH supplied: two releases of one CUDA library, cuda-toolkit-clash (fix-q). WinError
+    126 (a DLL not found), torch's own DLLs (c10.dll, torch_cpu.dll) and other codes keep the row's reading. The code is
+    the one the log shows with that DLL's message (the notes' "dll_error <dll>", glmcompat.model.signatures.LogContext)."""
+    if h.id != "torch-dll-load-failed" or not h.groups.get("dll"):
+        return h
+    name = next((p for p in reversed(re.split(r"[\\/]+", h.groups["dll"])) if p), "")
+    row = next((r for r in facts.rows("signature") if r.id == "cuda-toolkit-clash"), None)
+    if not name or env.notes.get(f"dll_error {name.lower()}") != "127" or row is None or facts.nvidia_dll(name) is None:
+        return h
+    return replace(h, id=row.id, cause=row.cause, remedy=row.remedy, source=row.source,
+                   groups={**h.groups, "win_clash_dll": name})
+
+
 def _bnb(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """bitsandbytes-cuda-setup where the log names the binary it looked for (its CUDA in the file name)."""
     binary = h.groups.get("binary") or h.groups.get("binary_nf", "")
@@ -736,5 +755,5 @@ LOADER_BUILDERS: dict[str, Callable[[Hit, Env, Facts], tuple[str, str] | None]] 
 }
 
 
-__all__ = ["DRIVER_API", "FIRST_GCC", "FIRST_GCC_CXXABI", "LOADER_BUILDERS", "dyld_library", "dyld_symbol", "proc_not_found",
-           "runtime_driver"]
+__all__ = ["DRIVER_API", "FIRST_GCC", "FIRST_GCC_CXXABI", "LOADER_BUILDERS", "dll_clash", "dyld_library", "dyld_symbol",
+           "proc_not_found", "runtime_driver"]

@@ -175,6 +175,11 @@ def _cleaned(line: str) -> tuple[str, int]:
     return line, width
 
 
+# a snippet's line that calls print() and writes what it printed as a comment after it ("print(torch.__version__)  #
+# 2.3.1+cpu", glmcompat.model.signatures LogContext._printed): the comment, and so the line, ends where the line does
+_COMMENTED_PRINT = re.compile(r"^\s{0,8}(?:>>> )?print\([^\n]{1,300}\)\s{1,40}#")
+
+
 def _joins(a: str, b: str) -> str | None:
     """The glue between ``a`` and the next line ``b`` where ``b`` goes on with ``a``'s message ("" for a cut inside a
     word, " " for a break at a space), or None where ``b`` is a line of its own."""
@@ -190,6 +195,8 @@ def _joins(a: str, b: str) -> str | None:
         # meets a capital, or a clause's punctuation a word, the cut fell between two words (a page's wrap at that width)
         between = (a[-1].islower() and b[0].isupper()) or (a[-1] in ",;)" and b[0].isalpha())
         return " " if between else ""
+    if _COMMENTED_PRINT.match(a) is not None:
+        return None  # fix-q: a snippet's print() call with its output as a comment: Python's comment ends at the line's end
     if b[0] == " " and b[1:2].strip() and len(a) >= WRAP_WIDTH and _OPENS.match(b[1:]) is None \
             and _GOES_ON.match(b[1:]) is not None and not a.rstrip().endswith((":", "!", "?", ";")):
         return ""  # a wrap just before a space: the space opens the next line

@@ -1454,6 +1454,16 @@ _UV_STEP_WHY = r"(?:And |So, )?[Bb]ecause (?P<why>(?:(?![Bb]ecause |\. ).){1,800
 _UV_CLASH_STEP = re.compile(_UV_STEP_WHY + r"(?P<what>(?:(?!\. |we can conclude).){1,600}? are incompatible)\.(?=\s|$)")
 _UV_ROOT_STEP = re.compile(_UV_STEP_WHY + r"(?P<what>(?:your|the|[\w.-]{1,100}'s) (?:(?:project|workspace)'s )?"
                            r"requirements are unsatisfiable)\.(?=\s|$)")
+# fix-q: torch's DLL loader's error with its code (torch/__init__.py _load_dll_libraries: ctypes.WinError(code), whose
+# str() is "[WinError <code>] <FormatMessage text>", then ' Error loading "<dll>" or one of its dependencies.'): the DLL's
+# file name and the code, kept in the notes per DLL ("dll_error cublas64_11.dll": "127")
+_WIN_DLL_ERROR = re.compile(r"\[WinError (?P<code>\d{1,5})\][^\"\n]{0,200}?Error loading \\{0,2}\"(?:[^\"\n]{0,400}[\\/])?"
+                            r"(?P<dll>[^\"\\/\n]{1,200}\.dll)\\{0,2}\"")
+# fix-q: a step's conclusion that a package (or all versions of one) depends on a requirement (astral-sh/uv tag 0.12.5
+# crates/uv-resolver/src/pubgrub/report.rs: "... we can conclude that {terms}." where the terms are "{a} depends on {b}"
+# / "all versions of {a} depend on {b}", the requirement printed without spaces, its ranges joined by commas)
+_UV_CONCLUDED = re.compile(r"we can conclude that (?P<who>(?:all versions of )?[A-Za-z0-9][\w.\[\]=<>!~,+*-]{0,200}) "
+                           r"(?P<verb>depends?) on (?P<req>[A-Za-z0-9][\w.\[\]-]{0,100}[=<>!~][^\s]{0,200}?)(?=\.(?:\s|$))")
 # (fix-p: also after uv's headline where a paste joined the two, "No solution found when resolving dependencies: Because ...")
 _UV_BECAUSE = re.compile(r"(?:^|(?<=^And )|(?<=^So, )|(?<=when resolving dependencies: ))[Bb]ecause (?=(?:all versions of |only |there is no |you require |your "
                          r"(?:project|workspace) requires )?[A-Za-z0-9][\w.\[\]-]{0,100}[\s{=<>!~,]|[A-Za-z0-9][\w.-]{0,100}$)")
@@ -1561,6 +1571,31 @@ def _output_pattern(args: str) -> re.Pattern[str]:
             at = f.end()
         parts.append("".join(out) + re.escape(text[at:]))
     return re.compile(" ".join(parts))
+
+# fix-q: a snippet annotated with its output as comments (a notebook's or a README's habit): the output under its print()
+# call as a comment line ("# False"), or after the call on its line ("print(torch.__version__)  # 2.3.1+cpu"); read only
+# where each checked value it gives is one the checked expression prints (:func:`_commented`), so a comment that is prose
+# ("# check the build") stays a script line
+_COMMENT_OUTPUT = re.compile(r"#\s{0,4}(?P<v>\S[^\n]{0,300}?)")
+_INLINE_OUTPUT = re.compile(r"\)\s{1,40}#\s{0,4}(?P<v>\S[^#\n]{0,300}?)\s{0,4}$")
+
+
+def _commented(call: str, text: str) -> re.Match[str] | None:
+    """``text`` (a comment's) read as what the print() call ``call`` writes, where every checked expression's value in
+    it is one that expression prints (a version for torch.__version__, True or False for is_available(), None or a
+    CUDA release for torch.version.cuda); None otherwise."""
+    got = _output_pattern(call).fullmatch(text.strip())
+    if got is None or not got.groupdict():
+        return None
+    for name, value in got.groupdict().items():
+        what, v = _CHECKED[int(name[1:])], (value or "").strip("'\"")
+        if not ((what == "torch.__version__" and _PRINTED_VERSION.fullmatch(v))
+                or (what == "torch.cuda.is_available()" and v in ("True", "False"))
+                or (what == "torch.version.cuda" and (v == "None" or re.fullmatch(r"\d{1,2}\.\d{1,2}", v)))
+                or (what == "torch.version.hip" and v)):
+            return None
+    return got
+
 
 _PRINTED_VALUE = re.compile(r"['\"]?[\w.+-]{1,60}['\"]?")
 _PRINTED_VERSION = re.compile(r"\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:[a-z]{1,5}\d{0,12})?(?:\+[\w.]{1,30})?")
@@ -1688,6 +1723,10 @@ class LogContext:
         if not text:
             return
         self.uv_steps = f"{self.uv_steps} {text}".strip()
+        if "conclude that " in text:  # fix-q: each step's conclusion that a package depends on a requirement, kept
+            self.notes["uv_concluded"] = "; ".join(dict.fromkeys(
+                f"{c.group('who')} {c.group('verb')} on {c.group('req')}"
+                for c in _UV_CONCLUDED.finditer(re.sub(r"\{[^{}]{0,400}\}", "", self.uv_steps))))
         if "unsatisfiable" not in text and "incompatible" not in text:
             return
         joined = re.sub(r"\{[^{}]{0,400}\}", "", self.uv_steps)  # a requirement's markers left out of what is said
@@ -1734,6 +1773,8 @@ class LogContext:
                 if what not in self.notes and (need is None or any(map(line.__contains__, need))) \
                         and (n := pat.search(line)) is not None:
                     self.notes[what] = n.groupdict().get("v") or (f"{n.group('w')}.{n.group('x')}" if "w" in pat.groupindex else "")
+        if "[WinError " in line and "Error loading" in line and (w := _WIN_DLL_ERROR.search(line)) is not None:
+            self.notes.setdefault(f"dll_error {w.group('dll').lower()}", w.group("code"))  # fix-q: its WinError code
         if "torch_named" not in self.notes and ((("torch" in line or "Torch" in line) and _TORCH_NAMED.search(line))
                                                 or "RuntimeError: CUDA error: " in line):
             self.notes["torch_named"] = "1"
@@ -1908,13 +1949,23 @@ class LogContext:
         if calls:
             if self.printing_out or repl or self.printing_repl:
                 self.printing = []
+            # fix-q: a snippet's one print() call with its output written as a comment after it ("print(x)  # False")
+            if not repl and len(calls) == 1 and (c := _INLINE_OUTPUT.search(line)) is not None and \
+                    (got := _commented(calls[0], c.group("v"))) is not None:
+                for name, value in got.groupdict().items():
+                    if value is not None:
+                        self._printed_value(_CHECKED[int(name[1:])], value.strip("'\""))
+                return
             self.printing, self.printing_repl, self.printing_out = self.printing + calls, repl, False
             if not any(t in c for c in self.printing for t in _CHECKED):
                 self.printing = self.printing if not repl else []
             return
         if not self.printing:
             return
-        got = _output_pattern(self.printing[0]).fullmatch(line.strip())
+        out = line.strip()
+        if (c := _COMMENT_OUTPUT.fullmatch(out)) is not None and _commented(self.printing[0], c.group("v")) is not None:
+            out = c.group("v")  # fix-q: the call's output written as a comment line under it ("# 2.3.1+cpu")
+        got = _output_pattern(self.printing[0]).fullmatch(out)
         if got is None and not self.printing_out and (not line.strip() or _SCRIPT_LINE.match(line) is not None):
             return  # the script's other lines before its output
         self.printing.pop(0)

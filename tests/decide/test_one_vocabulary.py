@@ -108,6 +108,10 @@ REFINES: dict[frozenset[str], str] = {
         'a library\'s own "<lib> requires <pkg> >= V" names the library that needs the newer package: the wider reading wins (glmcompat/model/signatures.py _inside)',
     frozenset({'cuda-lib-missing', 'cudnn-sublibrary-missing'}):
         'cuDNN\'s "Could not load library <sub-library>. Error: <the loader\'s error>": the sub-library did not load, the quoted error saying why (a library it needs: libnvrtc.so, libcublasLt.so.11); cuda-lib-missing\'s reading of that error alone is left out (glmcompat/decide/diagnose.py SUPERSEDED; glmcompat/decide/cudacauses.py names the library it needs)',
+    frozenset({'cuda-lib-missing', 'nvrtc-missing'}):
+        "the loader's line for NVRTC's own soname (libnvrtc.so.12: cannot open shared object file; ldd's => not found): NVRTC missing, nvrtc-missing's, a case of cuda-lib-missing (its row's family); cuda-lib-missing's reading of the same line is left out (glmcompat/decide/diagnose.py SUPERSEDED; tests/fixtures/raise_sites/fixq-signatures.toml)",
+    frozenset({'cudnn-sublibrary-missing', 'nvrtc-missing'}):
+        'cuDNN\'s "Could not load library <sub-library>. Error: libnvrtc.so: ...": the sub-library did not load, the quoted error saying why; nvrtc-missing\'s reading of that error alone is left out (glmcompat/decide/diagnose.py SUPERSEDED; tests/fixtures/raise_sites/fixq-signatures.toml)',
     frozenset({'cuda-toolkit-clash', 'cudnn-sublibrary-missing'}):
         "the symbol-version node's owner decides (glmcompat/decide/cudacauses.py _clash, the [[nvidia_library]] rows): another NVIDIA library's node is cuda-toolkit-clash's, cuDNN's own node where no other library needs it cudnn-sublibrary-missing's",
     frozenset({'cudart-missing', 'vllm-extension-import-failed'}):

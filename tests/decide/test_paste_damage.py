@@ -87,9 +87,13 @@ def _said(h: Hit) -> tuple[frozenset[str], str, str]:
 # (diagnose, installcauses.glibc_refusal; fix-i); CPython's "module 'M' has no attribute 'N'" (companion-too-old's
 # words) where an [[export]] row records the release of M's distribution that removed N is companion-api-removed
 # (diagnose, pythoncauses.removed_attribute; fix-m)
+# fix-q: torch's DLL loader's WinError 127 on one of its CUDA library DLLs is cuda-toolkit-clash (loadercauses.dll_clash,
+# the code read from the log's notes); pip's "Could not find a version ... torch==V (from versions: ...)" whose listing
+# names the Python is torch-python-unsupported (installcauses.torch_python_wheel, _listed_python)
 DERIVED = {"torch-arch-unsupported": "no-kernel-image", "nvcc-missing": "source-build-failed",
            "undefined-symbol": "torch-dll-load-failed", "glibc-too-old": "wheel-not-supported",
-           "companion-api-removed": "companion-too-old"}
+           "companion-api-removed": "companion-too-old", "cuda-toolkit-clash": "torch-dll-load-failed",
+           "torch-python-unsupported": "no-matching-distribution"}
 
 
 # ... and those derived from either of several hits: torch's no-GPU words under cpp_extension's _get_cuda_arch_flags are
@@ -581,13 +585,6 @@ LOWER_UNDONE = frozenset({
     # pip's "Collecting X==V (from parent)" is read against the version pip's "Successfully installed" line shows; lower-
     # cased, that line's case-sensitive note is not read, so no other installed torch is known (fixi-signatures.toml)
     'pip:Successfully installed torch-2.2.2+cu121 torchaudi#6fedc118',
-    # pip's "Could not find a version ... torch" read with the Python another line of the log shows (collect_env, `pip
-    # --version`, `python --version`, a site-packages path: the log's notes): torch-python-unsupported is derived from the
-    # lines together, which the hits compared here do not hold (fixj-signatures.toml)
-    'pip:% pip --version\npip 21.3.1 from /home/u/venv/lib/p#1beef338',
-    'pip:ERROR: Could not find a version that satisfies the#f6e61817',
-    'pip:$ python --version\nPython 3.12.1\n$ pip install tor#6cab3c10',
-    'pip:  File "/opt/venv/lib/python3.99/site-packages/pip#d2629558',
     # vLLM's sampler notice spells its "FlashInfer>=v0.2.3" capitalised, which names no distribution; lower-cased, the
     # same words read as the flashinfer distribution's mention, so the hit takes a package the printed line does not
     # give it (its diagnosis names FlashInfer from the line either way: fixm-signatures.toml)

@@ -40,9 +40,10 @@ def test_nvml_version_line_alone_stays_unclaimed(tmp_path: Path, capsys: pytest.
     # cuDNN's sub-library did not load, the error saying why (issue 38's one vocabulary: cudnn-sublibrary-missing's alone)
     ("Could not load library libcudnn_cnn_infer.so.8. Error: libnvrtc.so: cannot open shared object file: No such file or "
      "directory", "cudnn-sublibrary-missing", ["libnvrtc.so", "ln -s"]),
-    # the same with a versioned soname keeps the wheel's remedy
-    ("ImportError: libnvrtc.so.12: cannot open shared object file: No such file or directory", "cuda-lib-missing",
-     ["libnvrtc.so.12"]),
+    # the same with a versioned soname keeps the wheel's remedy (NVRTC's own soname: nvrtc-missing, a case of
+    # cuda-lib-missing; fix-q, tests/fixtures/raise_sites/fixq-signatures.toml)
+    ("ImportError: libnvrtc.so.12: cannot open shared object file: No such file or directory", "nvrtc-missing",
+     ["libnvrtc.so.12", "nvidia-cuda-nvrtc-cu12"]),
     # a cuDNN sub-library itself missing stays cuDNN's
     ("Could not load library libcudnn_ops_infer.so.8. Error: libcudnn_ops_infer.so.8: cannot open shared object file: No "
      "such file or directory", "cudnn-sublibrary-missing", ["libcudnn_ops_infer.so.8"]),
