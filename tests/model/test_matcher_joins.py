@@ -56,7 +56,8 @@ def test_the_trie_gate_lets_through_what_the_alternation_does(matcher: S._Matche
 def test_the_note_words_trie_lets_through_what_their_alternation_does() -> None:
     """Every raise-site line, every other one also upper-cased and the rest swapped in case, and every fourth line of
     the fixture logs."""
-    plain = re.compile("(?i)" + "|".join([*map(re.escape, S._NOTE_WORD_LIST), r"^\s{0,16}module named", r"^\s{0,4}python 3"]))
+    plain = re.compile("(?i)" + "|".join([*map(re.escape, S._NOTE_WORD_LIST), r"^\s{0,16}module named", r"^\s{0,4}python 3",
+                                         r"^\s{0,8}[`'\"\u2018\u201c]?_z"]))
     lines = _lines()
     forms = [*lines, *(x.upper() for x in lines[::2]), *(x.swapcase() for x in lines[1::2])]
     for log in sorted((FIXTURES / "explain").rglob("*.log")):
