@@ -5,6 +5,7 @@ import gc
 import ipaddress
 import os
 import pickle
+import py_compile
 import re
 import shutil
 import socket
@@ -237,6 +238,8 @@ def _session_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     _strip_installer_env(mp, network=True)
     guard = tmp_path_factory.mktemp("socket-guard")
     (guard / "sitecustomize.py").write_text(GUARD)
+    # compiled once here: under PYTHONDONTWRITEBYTECODE each of the suite's Python processes compiled it again at start-up
+    py_compile.compile(str(guard / "sitecustomize.py"), doraise=True)
     _PYTHONPATH["unguarded"] = os.environ.get("PYTHONPATH")
     mp.setenv("PYTHONPATH", os.pathsep.join([str(guard), *filter(None, [os.environ.get("PYTHONPATH")])]))
     _MASTER_DIR[:] = [tmp_path_factory.mktemp("matrix-entries")]
