@@ -124,30 +124,42 @@ def env_label(env: Mapping[str, str]) -> str:
     return f"Python {env['python_version']}, {PLATFORM_NAME.get(env['platform_machine'], env['platform_machine'])}"
 
 
+# Parsed markers and their verdicts, kept for the process by the marker's text and the environment's content (pure
+# answers of those): a process that reads many locks (the API, the suite's in-process checks of edited copies of one
+# lock) asks the same few hundred markers of the same environments again at every read; bounded, emptied when full
+_MARKERS: dict[str, Marker] = {}
+_VERDICTS: dict[tuple[str, tuple[tuple[str, str], ...], frozenset[str]], bool] = {}
+MAX_KEPT = 65_536
+
+
 class MarkerEvaluator:
     """Evaluates PEP 508 markers with ``extra`` bound to a *set* (uv's conflict-aware markers name
     every enabled extra and group, encoded as ``extra-<len>-<package>-<extra>``), on packaging's public
     API: ``Marker.evaluate_prepared`` with ``extra`` a set of names (packaging 26.4), where ``extra == X``
     is membership and ``extra != X`` its negation. Parsed markers, the prepared environments and the
     verdicts are memoised per (marker, environment ``env_id``, enabled set): a lock's walk asks the same
-    few hundred markers again for every package that names them.
+    few hundred markers again for every package that names them; the parsed markers and the verdicts also for
+    the process, by the environment's content (:data:`_VERDICTS`).
 
     A marker that cannot be decided in an environment (a comparison the specification leaves
     undefined, a variable the environment lacks) is false there."""
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self._parsed: dict[str, Marker] = {}
         self._envs: dict[tuple[int, frozenset[str]], dict[str, Any]] = {}
         self._verdicts: dict[tuple[str, int, frozenset[str]], bool] = {}
+        self._env_keys: dict[int, tuple[tuple[str, str], ...]] = {}  # env_id -> the environment's content
 
     def parse(self, marker: str) -> Marker:
-        m = self._parsed.get(marker)
+        m = _MARKERS.get(marker)
         if m is None:
             try:
-                m = self._parsed[marker] = Marker(marker)
+                m = Marker(marker)
             except (InvalidMarker, TypeError, RecursionError):
                 raise LockFormatError(f"invalid marker {marker!r}", path=self.path) from None
+            if len(_MARKERS) >= MAX_KEPT:
+                _MARKERS.clear()
+            _MARKERS[marker] = m
         return m
 
     def evaluate(self, marker: str | None, env: Mapping[str, str], active: Iterable[str] = (), env_id: int = 0) -> bool:
@@ -157,17 +169,26 @@ class MarkerEvaluator:
         key = (marker, env_id, enabled)
         verdict = self._verdicts.get(key)
         if verdict is None:
-            m = self.parse(marker)
-            prepared = self._envs.get((env_id, enabled))
-            if prepared is None:
-                # read as given (no value of this host fills a gap); extra: the enabled set, canonical
-                # as packaging compares extras (PEP 685), or "" when none is enabled
-                prepared = self._envs[(env_id, enabled)] = {
-                    **env, "extra": frozenset(canonicalize_name(x) for x in enabled) if enabled else ""}
-            try:
-                verdict = bool(m.evaluate_prepared(prepared))
-            except (UndefinedComparison, UndefinedEnvironmentName):
-                verdict = False
+            env_key = self._env_keys.get(env_id)
+            if env_key is None:
+                env_key = self._env_keys[env_id] = tuple(sorted(env.items()))
+            kept = (marker, env_key, enabled)
+            verdict = _VERDICTS.get(kept)
+            if verdict is None:
+                m = self.parse(marker)
+                prepared = self._envs.get((env_id, enabled))
+                if prepared is None:
+                    # read as given (no value of this host fills a gap); extra: the enabled set, canonical
+                    # as packaging compares extras (PEP 685), or "" when none is enabled
+                    prepared = self._envs[(env_id, enabled)] = {
+                        **env, "extra": frozenset(canonicalize_name(x) for x in enabled) if enabled else ""}
+                try:
+                    verdict = bool(m.evaluate_prepared(prepared))
+                except (UndefinedComparison, UndefinedEnvironmentName):
+                    verdict = False
+                if len(_VERDICTS) >= MAX_KEPT:
+                    _VERDICTS.clear()
+                _VERDICTS[kept] = verdict
             self._verdicts[key] = verdict
         return verdict
 

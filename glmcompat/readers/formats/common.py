@@ -383,18 +383,27 @@ def check_package_version(path: Path, line: Any, name: str, ver: str) -> None:
                               line=line()) from None
 
 
+_CHECKED_MARKERS: set[str] = set()  # the markers this process found valid (their check is a pure answer of the text)
+
+
 def check_marker(path: Path, line: Any, name: str, marker: Any) -> str | None:
-    """A package's marker: None, or a string that parses as a PEP 508 marker."""
+    """A package's marker: None, or a string that parses as a PEP 508 marker (each text checked once a process; a
+    lock names the same few markers on hundreds of packages, and a process that reads many locks reads them again)."""
     if marker is None or marker == "":
         return None
     if not isinstance(marker, str):
         raise LockFormatError(f"package {name!r}: the marker must be a string, not {marker!r}"[:300], path=str(path),
                               line=line())
+    if marker in _CHECKED_MARKERS:
+        return marker
     try:
         # every clause is evaluated: a 5000-digit version fails here, not where environments are computed
         Marker(marker).evaluate({"extra": "", "extras": frozenset(), "dependency_groups": frozenset()})
     except (ValueError, TypeError, LookupError, RecursionError):
         raise LockFormatError(f"package {name!r}: invalid marker {marker!r}"[:300], path=str(path), line=line()) from None
+    if len(_CHECKED_MARKERS) >= 65_536:
+        _CHECKED_MARKERS.clear()
+    _CHECKED_MARKERS.add(marker)
     return marker
 
 
