@@ -135,7 +135,7 @@ def _guess(root: Path, argv: list[str], data: dict[str, Any] | None) -> bytes | 
     if data is None or not _names_a_kernel(raw, data["kernels"]):
         return None
     from glmcompat.model.names import canonicalize  # lazy: a table found
-    from glmcompat.readers import pyproject as pp  # lazy: a table found
+    from glmcompat.readers import pyprojecttext as pp  # lazy: a table found (the text's module: no dataclasses)
 
     text = raw.decode("utf-8")
     doc = pp.parse(pyproject, text)
