@@ -236,3 +236,17 @@ def test_facts_judged_from_a_shipped_row_alone_are_not_stored(fresh, tmp_path, m
     monkeypatch.setenv("GLMCOMPAT_CACHE_DIR", str(tmp_path / "whole"))
     assert read_artifacts(lock, facts, resolved_at_install=False) == runs[0]
     assert [p.name.split("-")[0] for p in (tmp_path / "whole").rglob("*") if p.is_file()] == ["lockart"]
+
+
+def test_a_rows_file_name_read_without_parsing_it_is_the_parsed_rows():
+    """The read-ahead reads each row's file name from its JSON text (:func:`shipped._filename`): for every row of the
+    shipped file, the name the row parsed holds; a row written otherwise (spaced, escaped) is parsed."""
+    with zipfile.ZipFile(shipped.PATH) as zf:
+        index = json.loads(zf.read(shipped.INDEX))
+        lines = [line[65:] for member in sorted(set(index.values())) for line in zf.read(member).split(b"\n") if line]
+    assert len(lines) > 500
+    assert [shipped._filename(x) for x in lines] == [json.loads(x)["filename"] for x in lines]
+    spaced = b'{"command": "x", "ext": {"filename": {"needed": ["filename"]}}, "filename": "a-1-py3-none-any.whl"}'
+    escaped = b'{"ext":{},"filename":"a\\u002d1-1-py3-none-any.whl"}'
+    assert shipped._filename(spaced) == "a-1-py3-none-any.whl" and shipped._filename(escaped) == "a-1-1-py3-none-any.whl"
+    assert shipped._filename({"filename": "b-1-py3-none-any.whl"}) == "b-1-py3-none-any.whl"
