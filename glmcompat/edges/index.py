@@ -227,14 +227,22 @@ class Project:
     files: list[IndexFile] = field(default_factory=list)
 
     def files_for(self, version: str) -> list[IndexFile]:
+        """The files of the release ``version`` (its versions compared as versions: ``1.0`` is ``1.0.0``), each file's
+        version parsed once a call (a release's thirty wheels share one; torch's page holds 2,000 files)."""
         v = Version(version)
+        same: dict[str, bool] = {}
         out = []
         for f in self.files:
-            try:
-                if f.version is not None and Version(f.version) == v:
-                    out.append(f)
-            except InvalidVersion:
+            if f.version is None:
                 continue
+            hit = same.get(f.version)
+            if hit is None:
+                try:
+                    hit = same[f.version] = Version(f.version) == v
+                except InvalidVersion:
+                    hit = same[f.version] = False
+            if hit:
+                out.append(f)
         return out
 
 

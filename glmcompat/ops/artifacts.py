@@ -653,6 +653,8 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
     skipped = _not_read(lock, facts, resolved_at_install, machines)
     if not todo:
         return skipped
+    from glmcompat.ops import shipped  # lazy: the shipped rows, only when a verdict is computed
+
     numpy = numpy_scanned(lock, resolved_at_install)
     network = not os.environ.get(PROBE_ENV)
     base = Path(lock.path).parent
@@ -691,8 +693,6 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
         """The exports of every torch of the lock on ``m``, read (from the cache, by sha256) only when a verdict is not
         stored; where the extension of ``ext_sha`` is one a shipped torch row covers (:func:`shipped.torch_exports`:
         the same answer for it), that row, nothing read."""
-        from glmcompat.ops import shipped  # lazy: the shipped rows, only when a verdict is computed
-
         out: dict[str, frozenset[str]] = {}
         with guard:
             for (pm, tv), f in picks.items():
@@ -780,8 +780,10 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
                 return key, replace(ArtifactFacts.from_json(hit), name=name, version=ver, artifact=op.filename,
                                    command=command)
             left: dict[str, str] = {}
+            shipped_row = not url and op.sha256 and shipped.row(op.sha256, NUMPY_VERSION) is not None
             ext, np = summaries(op, cache, numpy, left, shipped=not url)  # a URL's bytes: read (its stated sha256)
-            got = replace(judge(name, ver, op, ext, np, torches(m, "" if url else op.sha256) if _needs_torch(ext) else {}), command=command,
+            needs = _needs_torch(ext)
+            got = replace(judge(name, ver, op, ext, np, torches(m, "" if url else op.sha256) if needs else {}), command=command,
                           partial=_partial(left))
             if url and op.sha256:  # range reads never see the whole file: the server's stated hash, else a warning
                 stated = getattr(op.source, "stated_sha256", None)
@@ -791,9 +793,12 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
                 if not stated:
                     got = replace(got, unverified=f"it was read by HTTP range requests and the server states no "
                                   f"sha256 for it; `curl -sL '{url}' | sha256sum` checks it against {op.sha256.lower()}")
-            if cache is not None and akey:
+            if cache is not None and akey and (needs or not shipped_row):
+                # (a wheel whose summary is shipped and that needs nothing of torch is judged again from its row for
+                # about what reading its facts back costs: only a comparison with torch's exports is stored, not the
+                # file a cold project lock's judge wrote for each of 60 such wheels)
                 cache.put_json(akey, got.to_json())
-            if terr and _needs_torch(ext) and got.torch_needs == 0:
+            if terr and needs and got.torch_needs == 0:
                 return key, ArtifactFacts(name, ver, op.filename, op.sha256, got.numpy_abi, got.numpy_member,
                                           unread=terr, command=command)
             return key, got
@@ -807,8 +812,6 @@ def probe_lock(lock: Lock, facts: Facts, *, index: IndexClient, cache: Cache | N
     def local(item: Candidate) -> bool:
         """Whether the wheel of ``item`` is one whose summary is shipped (:mod:`glmcompat.ops.shipped`: nothing is read
         over the network for it, most of a serving lock's compiled wheels)."""
-        from glmcompat.ops import shipped  # lazy: the shipped rows, only when a verdict is computed
-
         name, ver, where, py, m = item
         locs = binary.get(f"{name}=={ver}", ()) if where == "lock" else ()
         chosen = pick_wheel(locs, py or python, m) if locs and "://" in locs[0] else None

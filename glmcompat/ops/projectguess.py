@@ -132,10 +132,10 @@ def _guess(root: Path, argv: list[str], data: dict[str, Any] | None) -> bytes | 
     if raw is None or raw.startswith(b"\xef\xbb\xbf") or b"\r" in raw or b"glmcompat lock" in raw:
         return None
     data = data if data is not None else load_table()
-    if data is None:
+    if data is None or not _names_a_kernel(raw, data["kernels"]):
         return None
     from glmcompat.model.names import canonicalize  # lazy: a table found
-    from glmcompat.readers import pyproject as pp  # lazy: a table found
+    from glmcompat.readers import pyprojecttext as pp  # lazy: a table found (the text's module: no dataclasses)
 
     text = raw.decode("utf-8")
     doc = pp.parse(pyproject, text)
@@ -181,6 +181,15 @@ def _guess(root: Path, argv: list[str], data: dict[str, Any] | None) -> bytes | 
         pins[name] = paired
     entries = {"constraint-dependencies": [(f"{n}=={v}", "") for n, v in sorted(pins.items())]}
     return pp.with_core(pyproject, text, entries).encode()
+
+
+def _names_a_kernel(raw: bytes, kernels: dict[str, Any]) -> bool:
+    """Whether the text names one of ``kernels`` (canonical names) in some spelling (``sgl-kernel``, ``SGL_Kernel``):
+    a project that names none is no guess's, told without parsing its TOML (the module that parses it and its
+    dataclasses cost the start of the run on the project as written 15 ms). A name spelt with a TOML escape is
+    missed: no guess, which only costs time."""
+    spelt = b"|".join(b"[-_.]+".join(re.escape(part.encode()) for part in k.split("-")) for k in kernels)
+    return bool(spelt) and re.search(b"(?i)" + spelt, raw) is not None
 
 
 __all__ = ["TABLE", "guess", "load_table", "table", "table_file"]

@@ -143,6 +143,15 @@ class Run:
         except OSError:
             return None
 
+    def wait(self, timeout: float) -> None:
+        """Wait ``timeout`` seconds, or less where uv's log ends first (it closes as uv exits): a caller polling
+        :meth:`done` hears of the exit at once, not at its next tick."""
+        reader = self._reader
+        if reader is not None and reader.is_alive():
+            reader.join(timeout)
+        else:
+            time.sleep(timeout)
+
     def discard(self) -> None:
         """Stop uv (its whole process group) and remove the directory (again: nothing more)."""
         p = self.proc
@@ -401,7 +410,10 @@ def _first_answer(first: Run | None, second: Run | None, pins: Mapping[str, str]
             return second.lock()  # waits for it, where it is all that is left (woken as uv exits, not polled)
         if second is None and spare is None and tried:
             return None
-        time.sleep(0.005)
+        if not tried and first is not None:
+            first.wait(0.005)  # woken as its uv exits (the lock read at once: issue 39)
+        else:
+            time.sleep(0.005)
 
 
 class _Doubt:

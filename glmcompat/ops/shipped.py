@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 import zipfile
 from pathlib import Path
@@ -105,19 +106,33 @@ def covers(wheel: str, python: str, machine: str) -> bool:
                 _groups[member] = {line[:64].decode(): line[65:] for line in zf.read(member).split(b"\n") if line}
             except (OSError, KeyError, ValueError, zipfile.BadZipFile):
                 return False
-        group = _groups[member]
-        shas = list(group)
+        group = list(_groups[member].values())
     fits = supported_set(python, machine)
-    for sha in shas:
+    for data in group:
         try:
-            with _lock:
-                row = _parsed(group, sha)
-            got = wheel_file_tags(str(row.get("filename", "")))
+            got = wheel_file_tags(_filename(data))
         except (ValueError, AttributeError):
             continue
         if got is not None and any(t in fits for t in got[0]):
             return True
     return False
+
+
+_FILENAME = re.compile(rb'"filename":"([^"\\]*)"')
+
+
+def _filename(data: Any) -> str:
+    """The file name of a row (its JSON, or the row parsed already), read without parsing the rest of its JSON: the
+    rows are written compact with their keys sorted, ``"filename":"NAME"`` once, beside the extension summary (whose
+    keys are member names and field names, its values lists and tables); a name with an escape is read parsed. The
+    read-ahead of a new lock asks of every row of each release uv selects (each of its Pythons and machines), and
+    parsing their summaries only to read their names was most of its cost."""
+    if isinstance(data, bytes):
+        m = _FILENAME.search(data)
+        if m is not None:
+            return m.group(1).decode("utf-8")
+        data = json.loads(data)
+    return str(data.get("filename", ""))
 
 
 def row(sha256: str, numpy_version: int) -> dict[str, Any] | None:

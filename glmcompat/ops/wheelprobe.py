@@ -93,7 +93,7 @@ _SO = re.compile(r"\.so(\.\d+)*$")
 
 
 def elf_members(zf: RemoteZip, prefix: str = "") -> list[ZipMember]:
-    return sorted((m for m in zf.members if m.name.startswith(prefix) and _SO.search(m.name) and m.size),
+    return sorted((m for m in zf.members_named(lambda n: n.startswith(prefix) and _SO.search(n) is not None) if m.size),
                   key=lambda m: m.name)
 
 

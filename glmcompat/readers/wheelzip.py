@@ -287,6 +287,11 @@ class RemoteZip:
             self._members = [self._member_at(i) for i in range(len(self._records))]
         return self._members
 
+    def members_named(self, keep: Callable[[str], bool]) -> list[ZipMember]:
+        """The members whose name ``keep`` accepts, in the directory's order: a ZipMember made of those alone (a
+        reader of a wheel's shared objects among its thousands of Python files needs a few)."""
+        return [self._member_at(i) for i, r in enumerate(self._records) if keep(r[0])]
+
     def _member_at(self, i: int) -> ZipMember:
         m = self._made.get(i)
         if m is None:

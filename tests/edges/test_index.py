@@ -415,3 +415,21 @@ def test_cache_key_tail_at_the_cut(text: str) -> None:
     from glmcompat.matrix.locations import text_digest
 
     assert cache_key("unread", text) == f"unread-{text_digest(text)}-{_slug_of_whole(text)}"
+
+
+def test_files_for_compares_versions_as_versions() -> None:
+    """A release's files by its version compared as a version (``1.0`` is ``1.0.0``, ``1.0.post0`` is not), each
+    file's version parsed once a call; a file whose version does not parse is no release's."""
+    from glmcompat.edges.index import IndexFile, Project
+
+    def f(name: str, version: str | None) -> IndexFile:
+        return IndexFile(name, f"https://example.invalid/{name}", 1, None, None, False, version, name.endswith(".whl"))
+
+    files = [f("a-1.0-py3-none-any.whl", "1.0"), f("a-1.0.0.tar.gz", "1.0.0"), f("a-1.0.post0.tar.gz", "1.0.post0"),
+             f("a-2.0-py3-none-any.whl", "2.0"), f("a-x.tar.gz", "not a version"), f("a.zip", None),
+             f("a-1.0-cp311-cp311-linux_x86_64.whl", "1.0")]
+    p = Project("a", ["1.0", "2.0"], files)
+    assert [x.filename for x in p.files_for("1.0.0")] == ["a-1.0-py3-none-any.whl", "a-1.0.0.tar.gz",
+                                                          "a-1.0-cp311-cp311-linux_x86_64.whl"]
+    assert [x.filename for x in p.files_for("1.0.post0")] == ["a-1.0.post0.tar.gz"]
+    assert p.files_for("3.0") == []

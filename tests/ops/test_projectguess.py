@@ -178,3 +178,31 @@ def test_the_lock_takes_the_run_on_the_guess(tmp_path, facts, src, local_index, 
     pl.lock_project(facts, plain, REQ, source=src, quiet=True)
     assert _files(spec.parent) == _files(plain.parent)
     assert b'name = "torch"\nversion = "2.9.1"' in (spec.parent / "uv.lock").read_bytes()
+
+
+@pytest.mark.parametrize("kernel", ["sgl-kernel==0.3.21", "SGL_Kernel==0.3.21", "sgl.kernel==0.3.21", "sgl--kernel==0.3.21"])
+def test_a_kernel_named_in_any_spelling_is_guessed(tmp_path, table, kernel):
+    """The text is searched for a kernel's name before it is parsed (a project that names none is no guess: its
+    TOML is not read before uv starts); every spelling that names the kernel still reaches the guess."""
+    d = _project(tmp_path, ("torch", kernel, "torchvision", "numpy"))
+    assert projectguess._names_a_kernel((d / "pyproject.toml").read_bytes(), table["kernels"])
+    assert projectguess.guess(d, ["--target", "sm120"], table) is not None
+
+
+def test_a_project_naming_no_kernel_is_not_parsed(tmp_path, table):
+    """No guess for a project that names no kernel release, and its TOML not parsed (the module that parses it not
+    imported before uv starts); a project naming one is parsed, by the text's module alone: no dataclasses are built
+    before uv starts either way (their module and the classes cost that start about 10 ms)."""
+    import subprocess
+    import sys
+
+    (tmp_path / "table.json").write_text(json.dumps(table))
+    code = ("import json, sys; from pathlib import Path; from glmcompat.ops.projectguess import guess; "
+            "got = guess(Path(sys.argv[1]), ['--target', 'sm120'], json.loads(Path(sys.argv[2]).read_text())); "
+            "print(got is None, 'glmcompat.readers.pyprojecttext' in sys.modules, 'dataclasses' in sys.modules)")
+    for deps, want in ((("sglang>=0.5.9", "fastapi", "redis>=5"), "True False False"), (BENCH, "False True False")):
+        d = _project(tmp_path / deps[0].split(">")[0], deps)
+        assert projectguess._names_a_kernel((d / "pyproject.toml").read_bytes(), table["kernels"]) == (deps == BENCH)
+        p = subprocess.run([sys.executable, "-c", code, str(d), str(tmp_path / "table.json")], capture_output=True,
+                           text=True, cwd=Path(__file__).resolve().parents[2])
+        assert p.stdout.strip() == want, p.stdout + p.stderr

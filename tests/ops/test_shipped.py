@@ -177,3 +177,76 @@ def test_every_row_is_a_wheel_of_a_curated_stacks_lock():
     assert {w["machine"] for w in wheels.values()} == {"x86_64", "aarch64"}
     tags = {t for w in wheels.values() for t in w["filename"].split("-")[2].split(".")}
     assert {"cp310", "cp311", "cp312", "cp313"} <= tags
+
+
+SHIPPED_LOCK = '''version = 1
+requires-python = ">=3.11"
+
+[[package]]
+name = "app"
+version = "0.1.0"
+source = {{ virtual = "." }}
+dependencies = [
+    {{ name = "markupsafe" }},
+    {{ name = "numpy" }},
+]
+
+[[package]]
+name = "markupsafe"
+version = "3.0.4"
+source = {{ registry = "http://127.0.0.1:9/simple" }}
+wheels = [
+    {{ url = "http://127.0.0.1:9/files/{wheel}", hash = "sha256:{sha}", size = 1, upload-time = "2025-01-01T00:00:00Z" }},
+]
+
+[[package]]
+name = "numpy"
+version = "2.1.0"
+source = {{ registry = "http://127.0.0.1:9/simple" }}
+wheels = [
+    {{ url = "http://127.0.0.1:9/files/numpy-2.1.0-py3-none-any.whl", hash = "sha256:{zeros}", size = 1, upload-time = "2025-01-01T00:00:00Z" }},
+]
+'''
+
+
+def test_facts_judged_from_a_shipped_row_alone_are_not_stored(fresh, tmp_path, monkeypatch):
+    """A wheel whose summary is shipped and that needs nothing of torch is judged from its row, nothing read (the
+    index at port 9 answers nothing), and its facts are not stored (judged again from the row for about what reading
+    them back costs): the judge of a cold project lock wrote a file for each of 60 such wheels (issue 39); the facts
+    are the same on the next run, and the lock's one entry of all its facts is stored as before."""
+    from glmcompat.edges.cache import Cache
+    from glmcompat.edges.index import IndexClient
+    from glmcompat.ops.artifacts import PROBE_ENV, probe_lock, read_artifacts
+    from glmcompat.readers.formats import read_lock
+
+    monkeypatch.delenv(PROBE_ENV, raising=False)
+    sha = hashlib.sha256(WHEEL.read_bytes()).hexdigest()
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "uv.lock").write_text(SHIPPED_LOCK.format(wheel=WHEEL.name, sha=sha, zeros="0" * 64))
+    lock = read_lock(tmp_path / "p" / "uv.lock", use_cache=False)
+    facts = load_facts()
+    runs = []
+    for _ in range(2):
+        cache = Cache(tmp_path / "cache")
+        with IndexClient("http://127.0.0.1:9/simple", cache=cache, retries=0) as index:
+            runs.append(probe_lock(lock, facts, index=index, cache=cache, resolved_at_install=False))
+    got = runs[0][("markupsafe", "3.0.4")]
+    assert got.read and got.sha256 == sha and not got.unread and runs[1] == runs[0]
+    assert not list((tmp_path / "cache").glob("artifact/*"))  # nothing stored for it
+    monkeypatch.setenv("GLMCOMPAT_CACHE_DIR", str(tmp_path / "whole"))
+    assert read_artifacts(lock, facts, resolved_at_install=False) == runs[0]
+    assert [p.name.split("-")[0] for p in (tmp_path / "whole").rglob("*") if p.is_file()] == ["lockart"]
+
+
+def test_a_rows_file_name_read_without_parsing_it_is_the_parsed_rows():
+    """The read-ahead reads each row's file name from its JSON text (:func:`shipped._filename`): for every row of the
+    shipped file, the name the row parsed holds; a row written otherwise (spaced, escaped) is parsed."""
+    with zipfile.ZipFile(shipped.PATH) as zf:
+        index = json.loads(zf.read(shipped.INDEX))
+        lines = [line[65:] for member in sorted(set(index.values())) for line in zf.read(member).split(b"\n") if line]
+    assert len(lines) > 500
+    assert [shipped._filename(x) for x in lines] == [json.loads(x)["filename"] for x in lines]
+    spaced = b'{"command": "x", "ext": {"filename": {"needed": ["filename"]}}, "filename": "a-1-py3-none-any.whl"}'
+    escaped = b'{"ext":{},"filename":"a\\u002d1-1-py3-none-any.whl"}'
+    assert shipped._filename(spaced) == "a-1-py3-none-any.whl" and shipped._filename(escaped) == "a-1-1-py3-none-any.whl"
+    assert shipped._filename({"filename": "b-1-py3-none-any.whl"}) == "b-1-py3-none-any.whl"
