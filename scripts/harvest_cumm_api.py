@@ -18,19 +18,16 @@ underscore) are kept. A name of the oldest release read has ``since`` = that rel
 from __future__ import annotations
 
 import sys
-from collections import defaultdict
-from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
-
-from packaging.version import InvalidVersion, Version
 
 from glmcompat.edges.index import IndexClient
 from glmcompat.edges.ranges import HttpRangeReader
 from glmcompat.readers.wheelzip import RemoteZip, WheelError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harvest_exports import export_rows, since_until  # noqa: E402  (a sibling script: the one writer of [[export]] rows and the since/until walk)
+from harvest_exports import (  # noqa: E402  (a sibling script: the one writer of [[export]] rows and the release walk)
+    export_rows, first_wheel, grouped, read_releases, releases, since_until, wheel_source)
 from harvest_torch_api import bound, module_file  # noqa: E402  (a sibling script)
 
 PACKAGE = "cumm"
@@ -42,28 +39,10 @@ MODULES = ("cumm.conv.main", "cumm.conv.bases", "cumm.conv.params", "cumm.gemm.m
            "cumm.common", "cumm.constants")
 
 
-def releases(ic: IndexClient) -> list[str]:
-    out = []
-    for v in ic.project(PACKAGE).versions:
-        try:
-            pv = Version(v)
-        except InvalidVersion:
-            continue
-        if not pv.is_prerelease and not pv.is_devrelease and pv >= Version(OLDEST):
-            out.append(v)
-    return sorted(out, key=Version)
-
-
 def read(ic: IndexClient, version: str) -> tuple[str, str, dict[str, set[str] | None]] | None:
     """A release's wheel file name and, per module, the public names it binds (a module the wheel lacks: None); None
     for a release with no Linux x86_64 wheel (cumm 0.1.0 .. 0.1.x shipped a source distribution only: not read)."""
-    wheel = None
-    for py in ("cp310", "cp39", "cp38", "cp311", "cp37", "cp36"):  # a Python every release read has a wheel for
-        try:
-            wheel = ic.find_wheel(PACKAGE, version, python=py)
-            break
-        except Exception:  # no wheel of that Python: the next
-            continue
+    wheel = first_wheel(ic, PACKAGE, version, ("cp310", "cp39", "cp38", "cp311", "cp37", "cp36"))
     if wheel is None:
         return None
     z = RemoteZip(HttpRangeReader(ic.client, wheel.url, name=wheel.filename, size=wheel.size))
@@ -81,29 +60,16 @@ def read(ic: IndexClient, version: str) -> tuple[str, str, dict[str, set[str] | 
     return version, wheel.filename, have
 
 
-def _source(module: str, first_read: str, oldest_file: str, newest_file: str, since: str, until: str | None) -> str:
-    src = (f"{module.replace('.', '/')}.py of every final release's wheel from {oldest_file} to {newest_file} (read by "
-           f"scripts/harvest_cumm_api.py): first in cumm-{since}")
-    if since == first_read:
-        src += " (the oldest release read: there or earlier)"
-    return src + (f", absent from cumm-{until} on" if until else "")
-
-
 def harvest(ic: IndexClient) -> list[str]:
-    with ThreadPoolExecutor(4) as pool:
-        got = sorted((r for r in pool.map(lambda v: read(ic, v), releases(ic)) if r is not None),
-                     key=lambda r: Version(r[0]))
-    oldest_file, newest_file = got[0][1], got[-1][1]
+    got = read_releases(lambda v: read(ic, v), releases(ic, PACKAGE, OLDEST))
     lines: list[str] = []
     for module in MODULES:
         told = [(version, have[module]) for version, _, have in got if have[module] is not None]
         if not told:
             continue
         first, gone = since_until([(version, names_had) for version, names_had in told if names_had is not None])
-        groups: dict[tuple[str, str | None], list[str]] = defaultdict(list)
-        for n, since in first.items():
-            groups[(since, gone.get(n))].append(n)
-        lines += export_rows(PACKAGE, module, groups, partial(_source, module, got[0][0], oldest_file, newest_file))
+        lines += export_rows(PACKAGE, module, grouped(first, gone),
+                             partial(wheel_source, f"{module.replace('.', '/')}.py", "harvest_cumm_api.py", PACKAGE, got))
     return lines
 
 

@@ -19,20 +19,23 @@ it. A name of the oldest release read has ``since`` = that release (there or ear
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 from collections import defaultdict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
 
 from packaging.version import InvalidVersion, Version
 
-from glmcompat.edges.index import IndexClient
+from glmcompat.edges.index import IndexClient, IndexFile
 from glmcompat.edges.ranges import HttpRangeReader
 from glmcompat.readers.wheelzip import RemoteZip
 
 # package -> (its top-level module, the oldest release read)
 PACKAGES = {"transformers": ("transformers", "4.0.0"), "huggingface-hub": ("huggingface_hub", "0.10.0")}
 TABLES = frozenset({"_import_structure", "_SUBMOD_ATTRS"})
+R = TypeVar("R", bound=tuple)
 
 
 def _strings(node: ast.AST) -> list[str]:
@@ -92,15 +95,56 @@ def exports(source: bytes) -> tuple[dict[str, str], bool]:
 
 
 def releases(ic: IndexClient, package: str, oldest: str) -> list[str]:
+    """The final releases of ``package`` on the index from ``oldest`` on, oldest first (no pre-, dev- or local release):
+    the releases every wheel harvest reads (this script's, harvest_torch_api.py's, harvest_cumm_api.py's and
+    harvest_torch_macros.py's)."""
     out = []
     for v in ic.project(package).versions:
         try:
             pv = Version(v)
         except InvalidVersion:
             continue
-        if not pv.is_prerelease and not pv.is_devrelease and pv >= Version(oldest):
+        if not pv.is_prerelease and not pv.is_devrelease and not pv.local and pv >= Version(oldest):
             out.append(v)
     return sorted(out, key=Version)
+
+
+def first_wheel(ic: IndexClient, package: str, version: str, pythons: tuple[str, ...]) -> IndexFile | None:
+    """The Linux x86_64 wheel of ``version`` for the first of ``pythons`` it has one for (None: no such wheel)."""
+    for py in pythons:
+        try:
+            return ic.find_wheel(package, version, python=py)
+        except Exception:  # no wheel of that Python: the next
+            continue
+    return None
+
+
+def read_releases(read: Callable[[str], R | None], versions: list[str]) -> list[R]:
+    """``read`` of each release, four at a time, oldest first, a release it cannot read (None) left out; each result's
+    first item is its version."""
+    with ThreadPoolExecutor(4) as pool:
+        return sorted((r for r in pool.map(read, versions) if r is not None), key=lambda r: Version(r[0]))
+
+
+def grouped(first: dict[str, str], gone: dict[str, str | None], keep: Callable[[str], bool] = lambda n: True
+            ) -> dict[tuple[str, str | None], list[str]]:
+    """The names of ``first`` that ``keep`` admits, grouped by (since, until): what :func:`export_rows` writes."""
+    groups: dict[tuple[str, str | None], list[str]] = defaultdict(list)
+    for n, since in first.items():
+        if keep(n):
+            groups[(since, gone.get(n))].append(n)
+    return groups
+
+
+def wheel_source(what: str, script: str, package: str, got: list[tuple[str, str, object]], since: str,
+                 until: str | None, how: str = "") -> str:
+    """A harvested row's ``source``: ``what`` (the member read) of every final release's wheel of ``got`` (version,
+    wheel file name, ..., oldest first), ``how`` it was read, and the releases the names came and went."""
+    src = (f"{what} of every final release's wheel from {got[0][1]} to {got[-1][1]} ({how}read by scripts/{script}): "
+           f"first in {package}-{since}")
+    if since == got[0][0]:
+        src += " (the oldest release read: there or earlier)"
+    return src + (f", absent from {package}-{until} on" if until else "")
 
 
 def read(ic: IndexClient, package: str, module: str, version: str) -> tuple[str, str, dict[str, str], bool]:
@@ -111,9 +155,7 @@ def read(ic: IndexClient, package: str, module: str, version: str) -> tuple[str,
 
 
 def harvest(ic: IndexClient, package: str, module: str, oldest: str) -> list[str]:
-    vs = releases(ic, package, oldest)
-    with ThreadPoolExecutor(6) as pool:
-        got = sorted(pool.map(lambda v: read(ic, package, module, v), vs), key=lambda r: Version(r[0]))
+    got = read_releases(lambda v: read(ic, package, module, v), releases(ic, package, oldest))
     first: dict[str, str] = {}
     gone: dict[str, str | None] = {}
     key_of: dict[str, str] = {}
@@ -127,19 +169,9 @@ def harvest(ic: IndexClient, package: str, module: str, oldest: str) -> list[str
                 if partial and key_of[n].startswith("models"):
                     continue  # the models' names live in their own modules' __all__ here: not known to be gone
                 gone[n] = version
-    groups: dict[tuple[str, str | None], list[str]] = defaultdict(list)
-    for n, since in first.items():
-        groups[(since, gone.get(n))].append(n)
-    oldest_file, newest_file = got[0][1], got[-1][1]
-
-    def source(since: str, until: str | None) -> str:
-        src = (f"{module}/__init__.py of every final release's wheel from {oldest_file} to {newest_file} (its lazy-import "
-               f"table and relative imports, read by scripts/harvest_exports.py): first in {package}-{since}")
-        if since == got[0][0]:
-            src += " (the oldest release read: there or earlier)"
-        return src + (f", absent from {package}-{until} on" if until else "")
-
-    return export_rows(package, module, groups, source)
+    source = functools.partial(wheel_source, f"{module}/__init__.py", "harvest_exports.py", package, got,
+                               how="its lazy-import table and relative imports, ")
+    return export_rows(package, module, grouped(first, gone), source)
 
 
 def since_until(told: list[tuple[str, set[str]]]) -> tuple[dict[str, str], dict[str, str | None]]:

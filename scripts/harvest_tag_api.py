@@ -23,27 +23,27 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections import defaultdict
 from functools import partial
 from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harvest_exports import export_rows, since_until  # noqa: E402  (a sibling script: the one writer of [[export]] rows and the since/until walk)
+from harvest_exports import export_rows, grouped, since_until  # noqa: E402  (a sibling script: the one writer of [[export]] rows)
 from harvest_torch_api import bound  # noqa: E402  (a sibling script)
 
 
-def tags(git: str, oldest: str, prereleases: bool) -> list[tuple[str, Version]]:
-    """The release tags ``v<version>`` from ``oldest`` on, oldest first (never a dev or post tag of no release)."""
+def tags(git: str, oldest: str, prereleases: bool, postreleases: bool = False) -> list[tuple[str, Version]]:
+    """The release tags ``v<version>`` from ``oldest`` on, oldest first (never a dev tag; a post tag only with
+    ``postreleases``, for a project whose post releases are its releases: flash-attn's v2.8.3.post1)."""
     out = []
     for t in subprocess.run(["git", "--git-dir", git, "tag"], capture_output=True, text=True, check=True).stdout.split():
         try:
             pv = Version(t.removeprefix("v"))
         except InvalidVersion:
             continue
-        if t.startswith("v") and not pv.is_devrelease and not pv.is_postrelease and pv >= Version(oldest) and (
-                prereleases or not pv.is_prerelease):
+        if t.startswith("v") and not pv.is_devrelease and (postreleases or not pv.is_postrelease) and \
+                pv >= Version(oldest) and (prereleases or not pv.is_prerelease):
             out.append((t, pv))
     return sorted(out, key=lambda x: x[1])
 
@@ -56,8 +56,11 @@ def names_at(git: str, tag: str, path: str) -> set[str]:
     return {n for n in bound(r.stdout) if not n.startswith("_")}
 
 
-def _source(repo: str, path: str, got: list[tuple[str, Version]], since: str, until: str | None) -> str:
-    src = (f"{repo} {path} at every release tag from {got[0][0]} to {got[-1][0]} (read by scripts/harvest_tag_api.py): "
+def tag_source(repo: str, path: str, got: list[tuple[str, Version]], since: str, until: str | None, *,
+               script: str = "harvest_tag_api.py", tags_read: str = "release tag") -> str:
+    """A harvested row's ``source``: ``path`` of ``repo`` at every tag of ``got`` (oldest first), read by ``script``,
+    and the releases the names came and went."""
+    src = (f"{repo} {path} at every {tags_read} from {got[0][0]} to {got[-1][0]} (read by scripts/{script}): "
            f"first at v{since}")
     if Version(since) == got[0][1]:
         src += " (the oldest tag read: there or earlier)"
@@ -76,10 +79,7 @@ def main(argv: list[str]) -> int:
     print()
     for module, path in modules:
         first, gone = since_until([(str(pv), names_at(git, tag, path)) for tag, pv in got])
-        groups: dict[tuple[str, str | None], list[str]] = defaultdict(list)
-        for n, since in first.items():
-            groups[(since, gone.get(n))].append(n)
-        rows = export_rows(package, module, groups, partial(_source, repo, path, got))
+        rows = export_rows(package, module, grouped(first, gone), partial(tag_source, repo, path, got))
         if rows:
             print("\n".join(rows))
     return 0

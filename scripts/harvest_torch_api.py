@@ -23,19 +23,18 @@ from __future__ import annotations
 import ast
 import re
 import sys
-from collections import defaultdict
-from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 from glmcompat.edges.index import IndexClient
 from glmcompat.edges.ranges import HttpRangeReader
 from glmcompat.readers.wheelzip import RemoteZip, WheelError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harvest_exports import export_rows, since_until  # noqa: E402  (a sibling script: the one writer of [[export]] rows and the since/until walk)
+from harvest_exports import (  # noqa: E402  (a sibling script: the one writer of [[export]] rows and the release walk)
+    export_rows, grouped, read_releases, releases, since_until, wheel_source)
 
 # torch's dtypes are C objects (torch/csrc/utils/tensor_dtypes.cpp names each c10::ScalarType in lower case: Float8_e4m3fn
 # -> torch.float8_e4m3fn): a release has the dtypes of the ScalarType list its bundled header declares
@@ -194,18 +193,6 @@ def module_file(module: str, members: set[str]) -> str | None:
     return next((p for p in (f"{base}.py", f"{base}/__init__.py") if p in members), None)
 
 
-def releases(ic: IndexClient) -> list[str]:
-    out = []
-    for v in ic.project("torch").versions:
-        try:
-            pv = Version(v)
-        except InvalidVersion:
-            continue
-        if not pv.is_prerelease and not pv.is_devrelease and pv >= Version(OLDEST):
-            out.append(v)
-    return sorted(out, key=Version)
-
-
 def read(ic: IndexClient, version: str) -> tuple[str, str, dict[str, set[str] | None]]:
     """A release's wheel file name and, per target module, the target names it has (an absent module: none)."""
     # the Linux x86_64 wheel of a Python every release read has a wheel for: before torch 1.8 the newest CPython 3 its
@@ -259,32 +246,19 @@ def read(ic: IndexClient, version: str) -> tuple[str, str, dict[str, set[str] | 
     return version, f.filename, have
 
 
-def _source(module: str, first_read: str, oldest_file: str, newest_file: str, since: str, until: str | None) -> str:
-    src = (f"{module.replace('.', '/')} (its .py file, or __init__.py, and submodules) of every final release's "
-           f"wheel from {oldest_file} to {newest_file} (read by scripts/harvest_torch_api.py): first in "
-           f"torch-{since}")
-    if since == first_read:
-        src += " (the oldest release read: there or earlier)"
-    return src + (f", absent from torch-{until} on" if until else "")
-
-
 def harvest(ic: IndexClient) -> list[str]:
-    vs = releases(ic)
-    with ThreadPoolExecutor(4) as pool:
-        got = sorted(pool.map(lambda v: read(ic, v), vs), key=lambda r: Version(r[0]))
+    got = read_releases(lambda v: read(ic, v), releases(ic, "torch", OLDEST))
     lines: list[str] = []
-    oldest_file, newest_file = got[0][1], got[-1][1]
     for module, (names, _) in TARGETS.items():
         told = [(version, have[module]) for version, _, have in got if have[module] is not None]
         oldest_told = told[0][0] if told else ""
         first, gone = since_until([(version, names_had) for version, names_had in told if names_had is not None])
-        groups: dict[tuple[str, str | None], list[str]] = defaultdict(list)
-        for n in names:
-            if n in first:
-                groups[(first[n], gone.get(n))].append(n)
+        groups = grouped(first, gone, keep=set(names).__contains__)
         # in the oldest wheel that declares the module's names, where earlier wheels do not tell: unknown, no row
         told_groups = {k: ns for k, ns in groups.items() if not (k[0] == oldest_told and k[0] != got[0][0])}
-        lines += export_rows("torch", module, told_groups, partial(_source, module, got[0][0], oldest_file, newest_file))
+        lines += export_rows("torch", module, told_groups, partial(
+            wheel_source, f"{module.replace('.', '/')} (its .py file, or __init__.py, and submodules)",
+            "harvest_torch_api.py", "torch", got))
     return lines
 
 

@@ -18,19 +18,16 @@ from __future__ import annotations
 
 import re
 import sys
-from collections import defaultdict
-from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
-
-from packaging.version import InvalidVersion, Version
 
 from glmcompat.edges.index import IndexClient
 from glmcompat.edges.ranges import HttpRangeReader
 from glmcompat.readers.wheelzip import RemoteZip, WheelError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harvest_exports import export_rows, since_until  # noqa: E402  (a sibling script: the one writer of [[export]] rows and the since/until walk)
+from harvest_exports import (  # noqa: E402  (a sibling script: the one writer of [[export]] rows and the release walk)
+    export_rows, first_wheel, grouped, read_releases, releases, since_until, wheel_source)
 
 OLDEST = "1.5.0"
 # the headers an extension's registration code includes (torch/library.h; the stable ABI's torch/csrc/stable/library.h)
@@ -38,28 +35,10 @@ HEADERS = ("torch/library.h", "torch/csrc/stable/library.h")
 _DEFINE = re.compile(rb"^\s*#\s*define\s+(?P<name>[A-Z][A-Z0-9_]{0,80})\b", re.M)
 
 
-def releases(ic: IndexClient) -> list[str]:
-    out = []
-    for v in ic.project("torch").versions:
-        try:
-            pv = Version(v)
-        except InvalidVersion:
-            continue
-        if not pv.is_prerelease and not pv.is_devrelease and not pv.local and pv >= Version(OLDEST):
-            out.append(v)
-    return sorted(out, key=Version)
-
-
 def read(ic: IndexClient, version: str) -> tuple[str, str, dict[str, set[str]]] | None:
     """A release's wheel file name and, per header, the TORCH_LIBRARY macros it defines; None for a release with no
     Linux x86_64 wheel of the Pythons tried."""
-    wheel = None
-    for py in ("cp310", "cp38", "cp311", "cp39", "cp312", "cp37", "cp313"):
-        try:
-            wheel = ic.find_wheel("torch", version, python=py)
-            break
-        except Exception:  # no wheel of that Python: the next
-            continue
+    wheel = first_wheel(ic, "torch", version, ("cp310", "cp38", "cp311", "cp39", "cp312", "cp37", "cp313"))
     if wheel is None:
         return None
     z = RemoteZip(HttpRangeReader(ic.client, wheel.url, name=wheel.filename, size=wheel.size))
@@ -75,26 +54,14 @@ def read(ic: IndexClient, version: str) -> tuple[str, str, dict[str, set[str]]] 
     return version, wheel.filename, have
 
 
-def _source(header: str, first_read: str, oldest_file: str, newest_file: str, since: str, until: str | None) -> str:
-    src = (f"torch/include/{header} of every final release's wheel from {oldest_file} to {newest_file} (its #define "
-           f"lines, read by scripts/harvest_torch_macros.py): first in torch-{since}")
-    if since == first_read:
-        src += " (the oldest release read: there or earlier)"
-    return src + (f", absent from torch-{until} on" if until else "")
-
-
 def harvest(ic: IndexClient) -> list[str]:
-    with ThreadPoolExecutor(4) as pool:
-        got = sorted((r for r in pool.map(lambda v: read(ic, v), releases(ic)) if r is not None),
-                     key=lambda r: Version(r[0]))
-    oldest_file, newest_file = got[0][1], got[-1][1]
+    got = read_releases(lambda v: read(ic, v), releases(ic, "torch", OLDEST))
     lines: list[str] = []
     for header in HEADERS:
         first, gone = since_until([(version, have[header]) for version, _, have in got])
-        groups: dict[tuple[str, str | None], list[str]] = defaultdict(list)
-        for n, since in first.items():
-            groups[(since, gone.get(n))].append(n)
-        lines += export_rows("torch", header, groups, partial(_source, header, got[0][0], oldest_file, newest_file))
+        lines += export_rows("torch", header, grouped(first, gone),
+                             partial(wheel_source, f"torch/include/{header}", "harvest_torch_macros.py", "torch", got,
+                                     how="its #define lines, "))
     return lines
 
 
