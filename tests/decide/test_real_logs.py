@@ -712,6 +712,15 @@ UNMEASURED_CP = False
 CASES_CQ = toml_file(HERE / "heldout_cq.toml")["case"]
 UNMEASURED_CQ = True
 
+# heldout_cr.toml: the set gathered as CR (typed as a neural-rendering / 3D-reconstruction researcher building CUDA
+# extensions from research repositories: gaussian splatting's diff-gaussian-rasterization and simple-knn, gsplat,
+# nvdiffrast, tiny-cuda-nn, pytorch3d, kaolin, nerfstudio, instant-ngp bindings; sets CQ and CS are gathered beside
+# it), frozen before `explain` ran on it, scored by test_real_log_cr (`-k test_real_log_cr` selects it).
+# While UNMEASURED_CR, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_CR = False, as for set V.
+CASES_CR = toml_file(HERE / "heldout_cr.toml")["case"]
+UNMEASURED_CR = True
+
 
 # every set's cases: what the fixture directory must hold, each thread once
 EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
@@ -723,7 +732,7 @@ EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CAS
          + CASES_BR + CASES_BP + CASES_BQ + CASES_BT + CASES_BU + CASES_BS + CASES_BV + CASES_BW + CASES_BX
          + CASES_BY + CASES_BZ + CASES_CA + CASES_CB + CASES_CC + CASES_CD + CASES_CE + CASES_CF + CASES_CG
          + CASES_CH + CASES_CI + CASES_CJ + CASES_CK + CASES_CL + CASES_CM + CASES_CN + CASES_CO + CASES_CP
-         + CASES_CQ)
+         + CASES_CQ + CASES_CR)
 
 
 def _params(cases: list[dict[str, object]], unmeasured: bool = False) -> list[object]:
@@ -1164,6 +1173,11 @@ def test_real_log_cp(case: dict[str, object], capsys: pytest.CaptureFixture[str]
 
 @pytest.mark.parametrize("case", _params(CASES_CQ, UNMEASURED_CQ), ids=[str(c["log"]) for c in CASES_CQ])
 def test_real_log_cq(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
+@pytest.mark.parametrize("case", _params(CASES_CR, UNMEASURED_CR), ids=[str(c["log"]) for c in CASES_CR])
+def test_real_log_cr(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     _score(case, capsys)
 
 
