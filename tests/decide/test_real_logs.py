@@ -721,6 +721,16 @@ UNMEASURED_CQ = True
 CASES_CR = toml_file(HERE / "heldout_cr.toml")["case"]
 UNMEASURED_CR = True
 
+# heldout_cs.toml: the set gathered as CS (typed as an author of hosted ML demos deploying to managed GPU hardware:
+# Hugging Face Spaces with Gradio or Streamlit, ZeroGPU, Replicate's cog, Modal, RunPod or Paperspace templates, a
+# requirements.txt / packages.txt the platform installs, who meets the torch / CUDA / driver / NumPy / compiled-extension
+# / installer stack; sets CQ and CR are gathered beside it), frozen before `explain` ran on it, scored by
+# test_real_log_cs (`-k test_real_log_cs` selects it).
+# While UNMEASURED_CS, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_CS = False, as for set V.
+CASES_CS = toml_file(HERE / "heldout_cs.toml")["case"]
+UNMEASURED_CS = True
+
 
 # every set's cases: what the fixture directory must hold, each thread once
 EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
@@ -732,7 +742,7 @@ EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CAS
          + CASES_BR + CASES_BP + CASES_BQ + CASES_BT + CASES_BU + CASES_BS + CASES_BV + CASES_BW + CASES_BX
          + CASES_BY + CASES_BZ + CASES_CA + CASES_CB + CASES_CC + CASES_CD + CASES_CE + CASES_CF + CASES_CG
          + CASES_CH + CASES_CI + CASES_CJ + CASES_CK + CASES_CL + CASES_CM + CASES_CN + CASES_CO + CASES_CP
-         + CASES_CQ + CASES_CR)
+         + CASES_CQ + CASES_CR + CASES_CS)
 
 
 def _params(cases: list[dict[str, object]], unmeasured: bool = False) -> list[object]:
@@ -1178,6 +1188,11 @@ def test_real_log_cq(case: dict[str, object], capsys: pytest.CaptureFixture[str]
 
 @pytest.mark.parametrize("case", _params(CASES_CR, UNMEASURED_CR), ids=[str(c["log"]) for c in CASES_CR])
 def test_real_log_cr(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
+@pytest.mark.parametrize("case", _params(CASES_CS, UNMEASURED_CS), ids=[str(c["log"]) for c in CASES_CS])
+def test_real_log_cs(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     _score(case, capsys)
 
 
