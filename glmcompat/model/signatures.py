@@ -1150,6 +1150,9 @@ _CUDA = [(what, re.compile(pattern)) for what, pattern in (  # the driver's CUDA
     ("nvcc", r"Found CUDA: \S{1,300} \(found (?:suitable )?(?:exact )?version \"" + _MAJOR_MINOR + r"\""),
     ("torch_cuda", r"CUDA used to build PyTorch" + _COLON + _MAJOR_MINOR),
     ("nccl", r"NCCL version (?P<v>\d{1,3}\.\d{1,3}\.\d{1,3})"),
+    # the CUDA the loaded NCCL was built with, its version line's suffix (NVIDIA/nccl tag v2.19.3-1 src/init.cc:477,
+    # VERSION_STRING "NCCL version <x.y.z>+cuda<major>.<minor>")
+    ("nccl_cuda", r"NCCL version \d{1,3}\.\d{1,3}\.\d{1,3}\+cuda" + _MAJOR_MINOR),
     # the second line of torch's cpp_extension message (CUDA_MISMATCH_MESSAGE before torch 2.13 spans two lines)
     ("torch_cuda", r"PyTorch \(" + _MAJOR_MINOR + r"\)\. Please make sure to use the same CUDA versions"),
     # the second line of apex's setup.py warning before it became an error (torch.version.cuda in full: 10.0.130)
