@@ -1532,7 +1532,7 @@ DROPPED = {"gpu-arch-not-in-build": ("x_nccl_warn",), "numpy-abi": ("torch_np", 
            "companion-too-old": ("submodule", "name", "attr", "kwarg", "kw_kwarg", "min_pkg", "undefined", "cy_module", "cy_sig_module",
                                  "mc_macro"),
            "pip-requirement-conflict": ("pin_dep", "gone", "recand"), "numpy-too-old": ("cy_type",), "numpy-too-new": ("np_import", "np_attr", "np_alias", "np_alias2", "np_alias3", "np_expired", "np_expired2", "np_module", "np_module2", "np_old"), "pip-resolution-impossible": ("ri_what", "ri_any"), "no-matching-distribution": ("req", "req_found", "uv_req", "uv_pkg", "uv_missing", "uv_dist", "nd_none"),
-           "nccl-cuda-mismatch": ("nccl_err", "nccl_backend"), "cuda-toolkit-clash": ("cublas_init", "clash_lib", "node_only", "vn_node", "torch_lib", "ltr_node"),
+           "nccl-cuda-mismatch": ("nccl_err", "nccl_backend"), "nccl-too-old": ("nccl_launch_line",), "cuda-toolkit-clash": ("cublas_init", "clash_lib", "node_only", "vn_node", "torch_lib", "ltr_node"),
            "cudnn-sublibrary-missing": ("vn_cudnn_node", "ltr_cudnn_node"), "torchvision-nms-missing": ("partial", "tv_only_op"),
            "lxc-cuda-init-hmm": ("cuda_init",),
            "torch-cpu-only": ("cpu_version", "cpu_printed", "cpu_commented", "cuda_none", "built_false", "webui_no_gpu", "avail_false",
@@ -1780,6 +1780,10 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
     for sharp, generic in SUPERSEDED.items():  # a removal the line's own words name: the generic reading of it is left out
         lines = {o.line for o in out if o.id == sharp}
         out = [o for o in out if not (o.id in generic and o.line in lines)]
+    if any(o.id == "nccl-too-old" and "nccl_launch_line" in o.groups for o in out):
+        # NCCL's kernel launch refused by a GPU newer than the release knows (its WARN's file:line read against the
+        # releases' checks): the ncclUnhandledCudaError it returns up the stack is that failure, not another (fix-t)
+        out = [o for o in out if not (o.id == "nccl-cuda-mismatch" and "nccl_err" in o.groups)]
     if (home := env.notes.get("no_cuda_runtime", "")) and "nvcc_ran" not in env.notes and out and all(
             o.id == "source-build-failed" for o in out):
         out = [_no_toolkit(o, home) for o in out]  # a build with no GPU and no nvcc step shown: no toolkit in it

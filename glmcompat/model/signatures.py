@@ -1182,6 +1182,10 @@ _CUDA_WORDS = re.compile(r"[Vv]ersion|used to build|Cuda compilation|compiled wi
 # what ldd prints for each library it resolves ("libnvJitLink.so.12 => /usr/local/cuda-12.1/lib64/libnvJitLink.so.12"), and
 # the value of LD_LIBRARY_PATH where a log echoes it: where the loader took a clashing library from
 _LDD_MISSING = re.compile(r"(?P<so>lib[\w+-]{1,60}\.so(?:\.\d{1,4}){0,3}) => not found")
+# the source file and line NCCL's WARN and its INFO trace of each failed check name (NVIDIA/nccl tag v2.25.1-1
+# src/include/debug.h: the "%s:%d" of __FILE__ and __LINE__ before "NCCL WARN"; src/include/checks.h NCCLCHECK:
+# INFO(NCCL_ALL,"%s:%d -> %d", __FILE__, __LINE__, res)), each kept in order in the notes' "nccl_at"
+_NCCL_AT = re.compile(r"(?<![\w/.-])(?P<at>[a-z_]{1,40}\.cc:\d{1,5})(?= NCCL WARN | -> \d)")
 _LDD = re.compile(r"(?P<so>lib[\w+-]{1,60}\.so(?:\.\d{1,4}){0,3}) => (?P<path>/[^\s()]{1,300})")
 _LD_PATH = re.compile(r"LD_LIBRARY_PATH\W{1,6}(?P<v>/[^\s'\"]{1,800})")
 # what a log shows of how it installed or built: the package index pip read (its -i / --index-url argument, or "Looking in
@@ -1879,6 +1883,11 @@ class LogContext:
                 have = self.notes.get("ldd_missing", "")
                 if m.group("so") not in have.split(", ") and have.count(", ") < MAX_CAUSES - 1:
                     self.notes["ldd_missing"] = f"{have}, {m.group('so')}" if have else m.group("so")
+        if "NCCL WARN" in line or " -> " in line:
+            for m in _NCCL_AT.finditer(line):
+                have = self.notes.get("nccl_at", "")
+                if m.group("at") not in have.split(", ") and have.count(", ") < 63:
+                    self.notes["nccl_at"] = f"{have}, {m.group('at')}" if have else m.group("at")
         if " => /" in line:
             for m in _LDD.finditer(line):
                 self.libs.setdefault(m.group("so"), m.group("path"))
