@@ -969,6 +969,9 @@ YIELDING_GROUPS = frozenset({"recand", "iso_step", "meta_step", "iso_frame"})
 # fix-o: cpp_extension's raise line of its CUDA check, a traceback frame's source line, which the message below it (its
 # versions) reads more sharply where the log keeps it
 YIELDING_GROUPS = YIELDING_GROUPS | {"cme_raise"}
+# fix-t: torchvision's own import frame of _meta_registrations, read only where the log stops there: the message below it
+# ("operator torchvision::nms does not exist", a partially initialized module) reads the failure where the log keeps it
+YIELDING_GROUPS = YIELDING_GROUPS | {"tv_meta_frame"}
 # groups whose match reads a line over an earlier one of the same signature without them (fix-n): pip's conflict report
 # lists its lines in the order of the installed distributions, no order of importance, and a requirement that pins one
 # release exactly (req_pin: "torchvision 0.15.1 requires torch==2.0.0", a build's tie to that release) names the break
@@ -1440,6 +1443,9 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     # too old (a line any library could print: no signature reads it alone)
     ("torch_min_cc", r"minimum cuda capability supported by this library is (?P<v>\d{1,2}\.\d)"),
     ("tf_cudart_notice", r"cudart_stub\.cc:\d{1,5}\] (?P<v>Ignore above cudart dlerror) if you do not have a GPU set up"),
+    # a Python exception's line (CPython Lib/traceback.py TracebackException.format_exception_only: "<qualified type>:
+    # <message>" after the frames), the first the log shows: a traceback with none was cut before its error
+    ("py_exception", r"^\s{0,8}(?P<v>(?:[A-Za-z_]\w{0,60}\.){0,6}[A-Z]\w{0,60}(?:Error|Exception)):(?: |$)"),
 )]
 _NOTED: list[tuple[str, re.Pattern[str], tuple[str, ...] | None]] = []
 
