@@ -947,7 +947,28 @@ def _torchvision_op(h: Hit, env: Env, facts: Facts) -> tuple[str, str]:
             "another CUDA)", h.remedy)
 
 
+def _torchvision_cut(env: Env, facts: Facts) -> tuple[str, str] | None:
+    """torchvision-nms-missing where the log stops at torchvision's own import of _meta_registrations (its __init__.py
+    loads the compiled _C through .extension first, then registers its ops' fake kernels: "operator torchvision::nms does
+    not exist" where _C did not load) before any exception line: claimed only where the log's torch and torchvision are
+    not one release and build of the family."""
+    ver, torch = env.version("torchvision"), env.version("torch")
+    if "py_exception" in env.notes or not ver or not torch:
+        return None
+    fam = facts.family_for_torch("torchvision", torch)
+    if fam is None or (_public(ver) == fam and _local(ver) == _local(torch)):
+        return None
+    got = _family("torchvision", env, facts)
+    if got is None:
+        return None
+    return ("the log stops at torchvision's own import of its _meta_registrations (torchvision/__init__.py loads the "
+            "compiled _C first, then registers its ops against the installed torch: \"operator torchvision::nms does not "
+            f"exist\" where _C did not load), before its error: {got[0]}", got[1])
+
+
 def _torchvision(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    if "tv_meta_frame" in h.groups:
+        return _torchvision_cut(env, facts)
     if "tv_backend" in h.groups:
         return _torchvision_without_cuda(h, env)
     if "tv_only_op" in h.groups:  # the dispatcher's list of the op's backends, its head cut: where it lacks CUDA
@@ -1532,8 +1553,8 @@ DROPPED = {"gpu-arch-not-in-build": ("x_nccl_warn",), "numpy-abi": ("torch_np", 
            "companion-too-old": ("submodule", "name", "attr", "kwarg", "kw_kwarg", "min_pkg", "undefined", "cy_module", "cy_sig_module",
                                  "mc_macro"),
            "pip-requirement-conflict": ("pin_dep", "gone", "recand"), "numpy-too-old": ("cy_type",), "numpy-too-new": ("np_import", "np_attr", "np_alias", "np_alias2", "np_alias3", "np_expired", "np_expired2", "np_module", "np_module2", "np_old"), "pip-resolution-impossible": ("ri_what", "ri_any"), "no-matching-distribution": ("req", "req_found", "uv_req", "uv_pkg", "uv_missing", "uv_dist", "nd_none"),
-           "nccl-cuda-mismatch": ("nccl_err", "nccl_backend"), "cuda-toolkit-clash": ("cublas_init", "clash_lib", "node_only", "vn_node", "torch_lib", "ltr_node"),
-           "cudnn-sublibrary-missing": ("vn_cudnn_node", "ltr_cudnn_node"), "torchvision-nms-missing": ("partial", "tv_only_op"),
+           "nccl-cuda-mismatch": ("nccl_err", "nccl_backend"), "nccl-too-old": ("nccl_launch_line",), "cuda-toolkit-clash": ("cublas_init", "clash_lib", "node_only", "vn_node", "torch_lib", "ltr_node"),
+           "cudnn-sublibrary-missing": ("vn_cudnn_node", "ltr_cudnn_node"), "torchvision-nms-missing": ("partial", "tv_only_op", "tv_meta_frame"),
            "lxc-cuda-init-hmm": ("cuda_init",),
            "torch-cpu-only": ("cpu_version", "cpu_printed", "cpu_commented", "cuda_none", "built_false", "webui_no_gpu", "avail_false",
                              "deser_cuda", "cuda_asked", "cuda_said"),
@@ -1780,6 +1801,10 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
     for sharp, generic in SUPERSEDED.items():  # a removal the line's own words name: the generic reading of it is left out
         lines = {o.line for o in out if o.id == sharp}
         out = [o for o in out if not (o.id in generic and o.line in lines)]
+    if any(o.id == "nccl-too-old" and "nccl_launch_line" in o.groups for o in out):
+        # NCCL's kernel launch refused by a GPU newer than the release knows (its WARN's file:line read against the
+        # releases' checks): the ncclUnhandledCudaError it returns up the stack is that failure, not another (fix-t)
+        out = [o for o in out if not (o.id == "nccl-cuda-mismatch" and "nccl_err" in o.groups)]
     if (home := env.notes.get("no_cuda_runtime", "")) and "nvcc_ran" not in env.notes and out and all(
             o.id == "source-build-failed" for o in out):
         out = [_no_toolkit(o, home) for o in out]  # a build with no GPU and no nvcc step shown: no toolkit in it

@@ -53,7 +53,7 @@ _FA_CSRC = {"fused_dense": "fused_dense_lib", "fused_dense_lib": "fused_dense_li
 def _needs_package(h: Hit, env: Env, facts: Facts) -> Cause | None:
     """library-needs-package: which package, for what, and the line's own install command."""
     g = h.groups
-    pkg = _lib_name(_first(g, "tf_lib", "q_pkg", "acc_pkg", "acc2_pkg", "mm_pkg", "cp_pkg", "v_pkg", "sq_pkg", "cb_pip", "ci_pkg", "fa_ext", "fa2", "fa_mod", "pv_pkg", "ni_pkg",
+    pkg = _lib_name(_first(g, "tf_lib", "q_pkg", "acc_pkg", "acc2_pkg", "mm_pkg", "cp_pkg", "v_pkg", "sq_pkg", "cb_pip", "ci_pkg", "fa_ext", "fa2", "fa_mod", "pv_pkg", "ni_pkg", "lg_pkg",
                                "ni2_pkg", "fa_for", "xf_pkg", "po_pkg", "po2_pkg", "po3_pkg", "sk_pkg", "bl_pkg"))
     req = _first(g, "ac_req", "v_req", "acc_pip", "acc2_pip", "mm_pip", "sq_pip", "cb_pip", "gen_pip", "gen2_pip", "gi_pip",
                  "rp_pip", "tr_req", "ro_pip", "ro2_pip", "bk_pip", "sk_pip")
@@ -68,7 +68,7 @@ def _needs_package(h: Hit, env: Env, facts: Facts) -> Cause | None:
         pkg = re.split(r"[\s<>=!~\[;'\"]", req.strip("'\" "), maxsplit=1)[0]
     if not pkg:
         return None
-    what = (f"{g['tf_obj']}" if g.get("tf_obj") else g["sk_obj"] if g.get("sk_obj") else f"loading {g['q_what']} quantized models" if g.get("q_what")
+    what = (f"{g['tf_obj']}" if g.get("tf_obj") else g["lg_obj"] if g.get("lg_obj") else g["sk_obj"] if g.get("sk_obj") else f"loading {g['q_what']} quantized models" if g.get("q_what")
             else "this feature")
     who = _who(h, env, pkg) or "the library"
     # the release the line's own install command asks for ("pip install 'accelerate>=0.26.0'"): the version the check wants

@@ -759,6 +759,9 @@ def _header(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
 
 def _nccl_cuda(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """nccl-cuda-mismatch: NCCL's ncclUnhandledCudaError (a CUDA call inside NCCL failed)."""
+    g = h.groups
+    if "nccl_graph" in g or "nccl_graph_build" in g or "nccl_graph_driver" in g:
+        return _nccl_graph(g, env)
     if "gpu_fault" in env.notes:  # the program's or the GPU's fault (out of memory, an illegal access): not this
         return None
     what = h.groups.get("nccl_what", "").strip()
@@ -786,6 +789,31 @@ def _nccl_cuda(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             "rerun with NCCL_DEBUG=WARN: NCCL's \"Cuda failure '...'\" line names the CUDA error (`glmcompat explain` reads "
             "it); keep only the libnccl torch pins (the nvidia-nccl-cuXY version in `pip show torch`'s Requires-Dist, no "
             "other libnccl on LD_LIBRARY_PATH), on a driver for torch's CUDA")
+
+
+def _nccl_graph(g: Mapping[str, str], env: Env) -> tuple[str, str]:
+    """nccl-cuda-mismatch for NCCL's refusal to be captured in a CUDA graph: NCCL captures only where it was built with
+    CUDA runtime 11.3 or newer and the driver is R465 or newer; its version line names the CUDA it was built with."""
+    nccl, built, drv = env.cuda.get("nccl", ""), env.cuda.get("nccl_cuda", ""), env.cuda.get("driver_cuda", "")
+    lib = f"NCCL {nccl}" + (f"+cuda{built}" if built else "") if nccl else "the loaded NCCL (libnccl.so.2)"
+    have = _v(built)
+    old_build = have is not None and have < Version("11.3")
+    if "nccl_graph_driver" in g:
+        why = "the installed NVIDIA driver is older than R465 (CUDA 11.3), the least NCCL's CUDA graph support needs"
+    elif "nccl_graph_build" in g or old_build:
+        why = (f"{lib} was built with a CUDA runtime before 11.3" + (f" (CUDA {built}, its version line's +cuda suffix)"
+                                                                      if built else "") +
+               ", and only a build for CUDA 11.3 or newer can be captured")
+    else:
+        why = ("either that libnccl was built with a CUDA runtime before 11.3 (its version line's +cuda suffix, NCCL_DEBUG=INFO "
+               "prints it) or the driver is older than R465")
+    seen = f" (the driver supports CUDA {drv})" if drv else ""
+    return (f"{lib} refused to be captured in a CUDA graph (the program captures its collectives: torch.cuda.graph, an "
+            f"engine's CUDA graphs){seen}: {why}, so the libnccl loaded does not fit the CUDA in use (an nvidia-nccl wheel "
+            "or system libnccl built for an older CUDA than torch's, or an old driver)",
+            "load an NCCL built for CUDA 11.3 or newer, the one for torch's CUDA (the nvidia-nccl-cu11/-cu12 release "
+            "`pip show torch` requires; no other libnccl first on LD_LIBRARY_PATH or in VLLM_NCCL_SO_PATH), on a driver of "
+            "R465 or newer; or run without CUDA graphs (vLLM: --enforce-eager)")
 
 
 def _host_compiler(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:

@@ -19,6 +19,7 @@ from glmcompat.decide.logenv import Env
 from glmcompat.decide.logenv import public as _public
 from glmcompat.decide.logenv import shown as _shown
 from glmcompat.decide.logenv import v as _v
+from glmcompat.matrix.rows import NcclCheck
 from glmcompat.matrix.view import Facts
 from glmcompat.model.machine import manylinux
 from glmcompat.model.names import canonicalize
@@ -708,8 +709,46 @@ def dyld_library(build: Builder) -> Builder:
     return missing
 
 
+def nccl_releases(at: set[tuple[str, int]], facts: Facts) -> list[dict[str, NcclCheck]]:
+    """The ``[[nccl_check]]`` rows (file -> row) of every NCCL release whose checks hold each (file, line) of ``at``
+    that the rows read (a file no row reads tells nothing), oldest release first."""
+    rows = facts.rows("nccl_check")
+    read = {r.file for r in rows}
+    at = {(f, n) for f, n in at if f in read}
+    by: dict[str, dict[str, NcclCheck]] = {}
+    for r in rows:
+        by.setdefault(r.release, {})[r.file] = r
+    return sorted((fs for fs in by.values() if all(f in fs and n in fs[f].checks for f, n in at)),
+                  key=lambda fs: _v(next(iter(fs.values())).release) or Version("0"))
+
+
+def _nccl_launch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    """nccl-too-old where NCCL's own kernel launch failed with "invalid argument": the WARN's file and line, and every
+    NCCL INFO trace's, read against the lines of each release's checks (``[[nccl_check]]``); claimed only where every
+    release they fit (the one the log's version line names, where it names one) launched its kernel at that line."""
+    file, line = h.groups["nccl_launch_file"], int(h.groups["nccl_launch_line"])
+    at = {(file, line)} | {(f, int(n)) for a in env.notes.get("nccl_at", "").split(", ") if a
+                           for f, _, n in [a.rpartition(":")] if n.isdigit()}
+    shown = env.cuda.get("nccl", "") or env.version("nccl")  # the release NCCL's version line names, where shown
+    fits = [fs[file] for fs in nccl_releases(at, facts) if file in fs and (not shown or fs[file].release == shown)]
+    if not fits or any(line not in r.launches for r in fits):
+        return None
+    releases = [r.release for r in fits]
+    named = shown or " or ".join(releases)
+    return (f"NCCL's launch of its own kernel failed with \"invalid argument\" ({file}:{line} is the kernel launch in "
+            f"ncclLaunchKernel of NCCL {' and '.join(releases)}, the release{'s' if len(releases) > 1 else ''} whose checks "
+            f"sit at every line the log names): the GPU refused the launch configuration NCCL {named} computes for it "
+            "(the dynamic shared memory per block, the cluster size it asks), which that release sized for the GPUs it "
+            f"knew, so NCCL {named} is too old for this GPU (a newer GPU generation than it supports)",
+            f"use a newer NCCL than {named} (pip install -U nvidia-nccl-cu12, or the torch / container / TensorRT-LLM "
+            "release that bundles a newer one), and make sure that libnccl.so.2 is the one loaded (no older copy first on "
+            "LD_LIBRARY_PATH)")
+
+
 def _nccl_old(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """nccl-too-old: NCCL's topology search failed on links it does not model; the NCCL version the log names."""
+    if "nccl_launch_line" in h.groups:
+        return _nccl_launch(h, env, facts)
     have = env.cuda.get("nccl", "") or env.version("nccl")
     nccl = f"NCCL {have}" if have else "the NCCL loaded"
     return (f"{nccl}'s topology detection could not build a path between the machine's GPUs (ncclInternalError: "

@@ -539,6 +539,20 @@ class TorchPython(Fact):
     pythons: tuple[NonEmpty, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class NcclCheck(Fact):
+    """The lines of one source ``file`` of an NCCL ``release`` that check a CUDA call (CUDACHECK, CUCHECK and their GOTO
+    forms; NCCL's WARN "Cuda failure ..." names that file and line), and of those the lines that launch NCCL's own
+    kernel (ncclLaunchKernel's cuLaunchKernel / cuLaunchKernelEx), read at each release tag of NVIDIA/nccl
+    (scripts/harvest_nccl_checks.py): a failure's file:line tells which releases could have printed it, and whether it
+    was the kernel launch."""
+
+    release: VersionStr
+    file: NonEmpty
+    checks: tuple[int, ...]
+    launches: tuple[int, ...] = ()
+
+
 class Tables:
     """The matrix's tables, declared once: each table's name, its row class and its place in the order of the tables.
     Everything else is derived from this class: :data:`ROWS` (and so :data:`FIELDS` and ``schema.TABLES``), the
@@ -580,6 +594,7 @@ class Tables:
     gcc_program: tuple[GccProgram, ...]
     gpu_product: tuple[GpuProduct, ...]
     torch_python: tuple[TorchPython, ...]
+    nccl_check: tuple[NcclCheck, ...]
 
 
 def _row_class(annotation: str) -> type[Fact]:

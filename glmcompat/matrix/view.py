@@ -40,6 +40,7 @@ from glmcompat.matrix.rows import (
     ModelSupport,
     ModelTypeReleases,
     ModulePackage,
+    NcclCheck,
     OpNamespace,
     PrimaryModules,
     Release,
@@ -185,6 +186,8 @@ class Facts:
     def rows(self, table: Literal["gpu_product"]) -> tuple[GpuProduct, ...]: ...
     @overload
     def rows(self, table: Literal["torch_python"]) -> tuple[TorchPython, ...]: ...
+    @overload
+    def rows(self, table: Literal["nccl_check"]) -> tuple[NcclCheck, ...]: ...
     @overload
     def rows(self, table: str) -> tuple[Fact, ...]: ...
 

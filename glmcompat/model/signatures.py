@@ -969,6 +969,9 @@ YIELDING_GROUPS = frozenset({"recand", "iso_step", "meta_step", "iso_frame"})
 # fix-o: cpp_extension's raise line of its CUDA check, a traceback frame's source line, which the message below it (its
 # versions) reads more sharply where the log keeps it
 YIELDING_GROUPS = YIELDING_GROUPS | {"cme_raise"}
+# fix-t: torchvision's own import frame of _meta_registrations, read only where the log stops there: the message below it
+# ("operator torchvision::nms does not exist", a partially initialized module) reads the failure where the log keeps it
+YIELDING_GROUPS = YIELDING_GROUPS | {"tv_meta_frame"}
 # groups whose match reads a line over an earlier one of the same signature without them (fix-n): pip's conflict report
 # lists its lines in the order of the installed distributions, no order of importance, and a requirement that pins one
 # release exactly (req_pin: "torchvision 0.15.1 requires torch==2.0.0", a build's tie to that release) names the break
@@ -1150,6 +1153,9 @@ _CUDA = [(what, re.compile(pattern)) for what, pattern in (  # the driver's CUDA
     ("nvcc", r"Found CUDA: \S{1,300} \(found (?:suitable )?(?:exact )?version \"" + _MAJOR_MINOR + r"\""),
     ("torch_cuda", r"CUDA used to build PyTorch" + _COLON + _MAJOR_MINOR),
     ("nccl", r"NCCL version (?P<v>\d{1,3}\.\d{1,3}\.\d{1,3})"),
+    # the CUDA the loaded NCCL was built with, its version line's suffix (NVIDIA/nccl tag v2.19.3-1 src/init.cc:477,
+    # VERSION_STRING "NCCL version <x.y.z>+cuda<major>.<minor>")
+    ("nccl_cuda", r"NCCL version \d{1,3}\.\d{1,3}\.\d{1,3}\+cuda" + _MAJOR_MINOR),
     # the second line of torch's cpp_extension message (CUDA_MISMATCH_MESSAGE before torch 2.13 spans two lines)
     ("torch_cuda", r"PyTorch \(" + _MAJOR_MINOR + r"\)\. Please make sure to use the same CUDA versions"),
     # the second line of apex's setup.py warning before it became an error (torch.version.cuda in full: 10.0.130)
@@ -1179,6 +1185,10 @@ _CUDA_WORDS = re.compile(r"[Vv]ersion|used to build|Cuda compilation|compiled wi
 # what ldd prints for each library it resolves ("libnvJitLink.so.12 => /usr/local/cuda-12.1/lib64/libnvJitLink.so.12"), and
 # the value of LD_LIBRARY_PATH where a log echoes it: where the loader took a clashing library from
 _LDD_MISSING = re.compile(r"(?P<so>lib[\w+-]{1,60}\.so(?:\.\d{1,4}){0,3}) => not found")
+# the source file and line NCCL's WARN and its INFO trace of each failed check name (NVIDIA/nccl tag v2.25.1-1
+# src/include/debug.h: the "%s:%d" of __FILE__ and __LINE__ before "NCCL WARN"; src/include/checks.h NCCLCHECK:
+# INFO(NCCL_ALL,"%s:%d -> %d", __FILE__, __LINE__, res)), each kept in order in the notes' "nccl_at"
+_NCCL_AT = re.compile(r"(?<![\w/.-])(?P<at>[a-z_]{1,40}\.cc:\d{1,5})(?= NCCL WARN | -> \d)")
 _LDD = re.compile(r"(?P<so>lib[\w+-]{1,60}\.so(?:\.\d{1,4}){0,3}) => (?P<path>/[^\s()]{1,300})")
 _LD_PATH = re.compile(r"LD_LIBRARY_PATH\W{1,6}(?P<v>/[^\s'\"]{1,800})")
 # what a log shows of how it installed or built: the package index pip read (its -i / --index-url argument, or "Looking in
@@ -1433,6 +1443,9 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     # too old (a line any library could print: no signature reads it alone)
     ("torch_min_cc", r"minimum cuda capability supported by this library is (?P<v>\d{1,2}\.\d)"),
     ("tf_cudart_notice", r"cudart_stub\.cc:\d{1,5}\] (?P<v>Ignore above cudart dlerror) if you do not have a GPU set up"),
+    # a Python exception's line (CPython Lib/traceback.py TracebackException.format_exception_only: "<qualified type>:
+    # <message>" after the frames), the first the log shows: a traceback with none was cut before its error
+    ("py_exception", r"^\s{0,8}(?P<v>(?:[A-Za-z_]\w{0,60}\.){0,6}[A-Z]\w{0,60}(?:Error|Exception)):(?: |$)"),
 )]
 _NOTED: list[tuple[str, re.Pattern[str], tuple[str, ...] | None]] = []
 
@@ -1876,6 +1889,11 @@ class LogContext:
                 have = self.notes.get("ldd_missing", "")
                 if m.group("so") not in have.split(", ") and have.count(", ") < MAX_CAUSES - 1:
                     self.notes["ldd_missing"] = f"{have}, {m.group('so')}" if have else m.group("so")
+        if "NCCL WARN" in line or " -> " in line:
+            for m in _NCCL_AT.finditer(line):
+                have = self.notes.get("nccl_at", "")
+                if m.group("at") not in have.split(", ") and have.count(", ") < 63:
+                    self.notes["nccl_at"] = f"{have}, {m.group('at')}" if have else m.group("at")
         if " => /" in line:
             for m in _LDD.finditer(line):
                 self.libs.setdefault(m.group("so"), m.group("path"))
