@@ -28,6 +28,7 @@ from glmcompat.decide.enginecauses import ENGINE_BUILDERS
 from glmcompat.decide.extcauses import EXT_BUILDERS, ext_cause, ext_package
 from glmcompat.decide.frameworkcauses import framework_builder, framework_package, notice, with_package
 from glmcompat.decide.installcauses import INSTALL_BUILDERS, companions, glibc_refusal, libcuda_of_a_build, torch_python_wheel
+from glmcompat.decide.torchpythons import pip_torch_pins, uv_torch_python
 from glmcompat.decide.loadercauses import (DRIVER_API, LOADER_BUILDERS, TORCH_SYMBOL, dll_clash, dyld_library, dyld_symbol,
                                            proc_not_found, runtime_driver)
 from glmcompat.decide.logenv import Env
@@ -1719,6 +1720,8 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
         h = torch_missing_in_a_build(h, env, facts, hits)  # pip's setup.py run whose traceback ends in no torch
         h = libcuda_of_a_build(h, env, facts)  # ld's -lcuda in another build's link than triton's: link-library-missing
         h = torch_python_wheel(h, env, facts)  # pip's no torch for the log's Python: torch-python-unsupported
+        h = uv_torch_python(h, env, facts)  # uv's tag check or hint on torch's wheels for a cpXY: the same (fix-s)
+        h = pip_torch_pins(h, env, facts)  # pip's conflict of one project's torch pins and nothing else: the same (fix-s)
         h = proc_not_found(h, facts)  # Windows' WinError 127 of an extension module's import: undefined-symbol
         h = dll_clash(h, env, facts)  # WinError 127 loading one of torch's CUDA library DLLs: cuda-toolkit-clash (fix-q)
         h = removed_attribute(h, env, facts)  # a module attribute a release of its companion removed: companion-api-removed
@@ -1789,7 +1792,7 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
             o.id == "no-matching-distribution" and "uv_req" in o.groups for o in out):
         out = [o for o in out if o.id != "pip-resolution-impossible"]  # the root: a pinned version no index has
     if UV_ROOT_NO_WHEEL.match(env.notes.get("uv_because", "") or env.notes.get("uv_because_wip", "")) and any(
-            o.id == "wheel-not-supported" and "uv_pkg" in o.groups for o in out):
+            "wheel-not-supported" in (o.id, o.family) and "uv_pkg" in o.groups for o in out):
         out = [o for o in out if o.id != "pip-resolution-impossible"]  # the root: a release with no wheel for this Python
     # pip's refusal of a manylinux wheel whose glibc floor is above the machine's glibc, which the log shows: glibc-too-old
     out = [replace(o, id="glibc-too-old", cause=g[0], remedy=g[1], rule=CAUSE_OF.get("glibc-too-old", ""))
