@@ -28,7 +28,6 @@ from glmcompat.decide.enginecauses import ENGINE_BUILDERS
 from glmcompat.decide.extcauses import EXT_BUILDERS, ext_cause, ext_package
 from glmcompat.decide.frameworkcauses import framework_builder, framework_package, notice, with_package
 from glmcompat.decide.installcauses import INSTALL_BUILDERS, companions, glibc_refusal, libcuda_of_a_build, torch_python_wheel
-from glmcompat.decide.torchpythons import pip_torch_pins, uv_torch_python
 from glmcompat.decide.loadercauses import (DRIVER_API, LOADER_BUILDERS, TORCH_SYMBOL, dll_clash, dyld_library, dyld_symbol,
                                            proc_not_found, runtime_driver)
 from glmcompat.decide.logenv import Env
@@ -40,6 +39,7 @@ from glmcompat.decide.sharpcauses import SHARP_BUILDERS, SHARP_WRAPPERS, aliased
 from glmcompat.decide.pythoncauses import (PYTHON_BUILDERS, PYTHON_DROPPED, PYTHON_PACKAGE, arch_of_named_gpu, importing_module,
                                            isolated_torch, known_distributions, module_distribution, named_gpu,
                                            optional_missing, removed_attribute, runs_on_sm, torch_missing_in_a_build)
+from glmcompat.decide.torchpythons import hinted, pip_torch_pins, uv_torch_python
 from glmcompat.matrix.view import Facts
 from glmcompat.model.causes import CAUSE_OF, Break
 from glmcompat.model.names import canonicalize
@@ -1797,6 +1797,7 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
     # pip's refusal of a manylinux wheel whose glibc floor is above the machine's glibc, which the log shows: glibc-too-old
     out = [replace(o, id="glibc-too-old", cause=g[0], remedy=g[1], rule=CAUSE_OF.get("glibc-too-old", ""))
            if o.id == "wheel-not-supported" and (g := glibc_refusal(o, env)) is not None else o for o in out]
+    out = hinted(out)  # uv's hint naming the Python torch lacks: the installer line's platform reading left out (fix-s)
     out = ignored_elsewhere(out)  # pip's skipped releases of other projects: the requirement it could not find stands
     out = device_query_in_build(out, env, facts)  # torch's no-GPU words where cpp_extension asked: the build's (fix-n)
     out = tf_probe_notice(out, env)  # TensorFlow's libcudart probe it says to ignore without a GPU (fix-p)

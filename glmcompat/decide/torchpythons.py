@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 from glmcompat.decide.logenv import Env
 from glmcompat.matrix.rows import TorchPython
@@ -125,13 +125,13 @@ def uv_torch_python(h: Hit, env: Env, facts: Facts) -> Hit:
              else f"no torch release up to {max((r.release for o in rows.values() for r in o), key=Version)} has one")
     cause = (f"{shown} has no wheel for Python {py} (uv's `{tag}`, the interpreter's tag): torch's wheels of "
              f"{allowed[0] if len(allowed) == 1 else f'{allowed[0]} to {allowed[-1]}'} are built for Python up to "
-             f"{_said(newest)} only, and torch publishes no source distribution to build, so no torch file of that range "
-             f"installs on this Python; {since}")
+             f"{_said(newest)} only, and torch publishes no source distribution to build, so no torch file "
+             f"{'of that release' if len(allowed) == 1 else 'of that range'} installs on this Python; {since}")
     first = min((f for f, _ in firsts), key=Version) if firsts else ""
     older = min((p for p, _ in newest), key=_key) if newest else ""
     remedy = ((f"allow torch {first} or newer (the release that first ships Python {py} wheels; "
                f"{_grouped(firsts)}), loosening the pin that holds torch to {spec}" if first else
-               f"run torch on a Python its wheels are built for") +
+               "run torch on a Python its wheels are built for") +
               (f", or run on Python {older} (uv venv --python {older}; uv sync --python {older}), the newest Python "
                f"{shown} ships wheels for on every platform" if older else ""))
     return _hit(h, facts, cause, remedy, py)
@@ -153,7 +153,7 @@ def _pin_parts(causes: Sequence[str]) -> tuple[str, list[str]] | None:
 
 def pip_torch_pins(h: Hit, env: Env, facts: Facts) -> Hit:
     """pip's ResolutionImpossible ("The conflict is caused by:" then "<project> <version> depends on <requirement>"
-    per cause, pip-23.3.2 src/pip/_internal/resolution/resolvelib/factory.py:720-760 get_installation_error) whose every
+    per cause, pip-23.2.1 wheel pip/_internal/resolution/resolvelib/factory.py:630-726 get_installation_error) whose every
     cause is a release of one project depending on torch, with no "The user requested" line and no other party: pip
     backtracked through that project's releases and found no torch that any of them admits. Where the torch releases
     they admit are harvested ones (the matrix's torch_python rows) and a later torch release has a Python none of them
@@ -193,4 +193,22 @@ def pip_torch_pins(h: Hit, env: Env, facts: Facts) -> Hit:
     return _hit(h, facts, cause, remedy, older)
 
 
-__all__ = ["pip_torch_pins", "uv_torch_python"]
+def hinted(out: Sequence[Hit]) -> list[Hit]:
+    """uv's installer line for a locked torch ("Distribution `torch==2.3.0 @ ...` can't be installed because it doesn't
+    have a source distribution or wheel for the current platform", read as wheel-not-supported of the platform) where
+    its hint under it names the interpreter's Python ("You're using CPython 3.13 (`cp313`), but `torch` (v2.3.0) only
+    has wheels with the following Python ABI tag: ...", read here as torch-python-unsupported): the hint's reading
+    stands for both, the line's platform reading is left out."""
+    told = {o.groups.get("hint_ver", "").strip() for o in out if o.id == ID and "use_pkg" in o.groups}
+    if not told:
+        return list(out)
+
+    def of_hint(o: Hit) -> bool:
+        dist = o.groups.get("uv_dist", "").split(" @ ", 1)[0].strip()
+        name, _, ver = dist.partition("==")
+        return o.id == "wheel-not-supported" and canonicalize(name) == "torch" and ver.strip() in told
+
+    return [o for o in out if not of_hint(o)]
+
+
+__all__ = ["hinted", "pip_torch_pins", "uv_torch_python"]
