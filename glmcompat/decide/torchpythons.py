@@ -108,7 +108,7 @@ def uv_torch_python(h: Hit, env: Env, facts: Facts) -> Hit:
         m = _REQ.match(req.strip())
         name, spec = (m.group("name"), m.group("spec").replace(" ", "").rstrip(",")) if m else (req.strip(), "")
     elif h.id == "python-version-unsupported" and "hint_pkg" in g and g.get("hint_impl") == "CPython":
-        name, spec, tag = g["hint_pkg"], g.get("hint_ver", "").strip(), g.get("hint_tag", "")
+        req, name, spec, tag = "", g["hint_pkg"], g.get("hint_ver", "").strip(), g.get("hint_tag", "")
     else:
         return h
     cp = _CP_TAG.fullmatch(tag.strip())
@@ -123,7 +123,9 @@ def uv_torch_python(h: Hit, env: Env, facts: Facts) -> Hit:
     shown = f"torch {spec.removeprefix('==')}" if re.match(r"\d", spec) or spec.startswith("==") else f"torch{spec}"
     since = (f"the first torch release with a Python {py} wheel is {_grouped(firsts)}" if firsts
              else f"no torch release up to {max((r.release for o in rows.values() for r in o), key=Version)} has one")
-    cause = (f"{shown} has no wheel for Python {py} (uv's `{tag}`, the interpreter's tag): torch's wheels of "
+    said = (f"uv found {req.strip()}, and none of its wheels carries this interpreter's {g['uv_tag']} tag: "
+            if "uv_tag" in g else f"uv found {shown} with wheels for the Python ABI tags {g.get('hint_tags', '').strip()} only: ")
+    cause = (f"{said}{shown} has no wheel for Python {py} (`{tag}`): torch's wheels of "
              f"{allowed[0] if len(allowed) == 1 else f'{allowed[0]} to {allowed[-1]}'} are built for Python up to "
              f"{_said(newest)} only, and torch publishes no source distribution to build, so no torch file "
              f"{'of that release' if len(allowed) == 1 else 'of that range'} installs on this Python; {since}")
