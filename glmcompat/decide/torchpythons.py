@@ -45,12 +45,14 @@ def _by_os(facts: Facts) -> dict[str, list[TorchPython]]:
     return {os_: sorted(rows, key=lambda r: Version(r.release)) for os_, rows in sorted(out.items())}
 
 
-def _grouped(pairs: Sequence[tuple[str, str]]) -> str:
-    """(value, platform) pairs said once a value: "2.5.0 on linux-x86_64, 2.6.0 on linux-aarch64, windows-x86_64"."""
+def _grouped(pairs: Sequence[tuple[str, str]], python: bool = False) -> str:
+    """(value, platform) pairs said once a value, in order of the values (torch releases, or Pythons where ``python``):
+    "2.5.0 on linux-x86_64, 2.6.0 on linux-aarch64, windows-x86_64"."""
     got: dict[str, list[str]] = {}
     for value, os_ in pairs:
         got.setdefault(value, []).append(os_)
-    return ", ".join(f"{value} on {', '.join(oses)}" for value, oses in sorted(got.items(), key=lambda kv: Version(kv[0])))
+    order = sorted(got.items(), key=lambda kv: _key(kv[0]) if python else Version(kv[0]))
+    return ", ".join(f"{value} on {', '.join(oses)}" for value, oses in order)
 
 
 def _firsts(py: str, rows: dict[str, list[TorchPython]]) -> list[tuple[str, str]]:
@@ -68,13 +70,6 @@ def _newest_python(allowed: Sequence[str], rows: dict[str, list[TorchPython]]) -
         if pys:
             out.append((max(pys, key=_key), os_))
     return out
-
-
-def _said(pairs: Sequence[tuple[str, str]]) -> str:
-    got: dict[str, list[str]] = {}
-    for value, os_ in pairs:
-        got.setdefault(value, []).append(os_)
-    return ", ".join(f"{value} on {', '.join(oses)}" for value, oses in sorted(got.items(), key=lambda kv: _key(kv[0])))
 
 
 def _allowed(spec: str, rows: dict[str, list[TorchPython]]) -> list[str]:
@@ -127,7 +122,7 @@ def uv_torch_python(h: Hit, env: Env, facts: Facts) -> Hit:
             if "uv_tag" in g else f"uv found {shown} with wheels for the Python ABI tags {g.get('hint_tags', '').strip()} only: ")
     cause = (f"{said}{shown} has no wheel for Python {py} (`{tag}`): torch's wheels of "
              f"{allowed[0] if len(allowed) == 1 else f'{allowed[0]} to {allowed[-1]}'} are built for Python up to "
-             f"{_said(newest)} only, and torch publishes no source distribution to build, so no torch file "
+             f"{_grouped(newest, python=True)} only, and torch publishes no source distribution to build, so no torch file "
              f"{'of that release' if len(allowed) == 1 else 'of that range'} installs on this Python; {since}")
     first = min((f for f, _ in firsts), key=Version) if firsts else ""
     older = min((p for p, _ in newest), key=_key) if newest else ""
@@ -186,7 +181,7 @@ def pip_torch_pins(h: Hit, env: Env, facts: Facts) -> Hit:
     cause = (f"every {project} release pip tried pins torch ({'; '.join(dict.fromkeys(specs))}), and pip found no torch "
              f"release any of them admits installable here: no other requirement takes part, so the pinned torch "
              f"releases ({shown}) have no file for this interpreter; their wheels are built for Python up to "
-             f"{_said(newest)} only (the log names no Python: it is a newer one), and torch publishes no source "
+             f"{_grouped(newest, python=True)} only (the log names no Python: it is a newer one), and torch publishes no source "
              "distribution to build")
     remedy = (f"run on Python {older} (a venv made with it: python{older} -m venv, or conda create python={older}), "
               f"the newest Python torch {allowed[-1]} ships wheels for on every platform" +
