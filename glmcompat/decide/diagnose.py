@@ -39,6 +39,7 @@ from glmcompat.decide.sharpcauses import SHARP_BUILDERS, SHARP_WRAPPERS, aliased
 from glmcompat.decide.pythoncauses import (PYTHON_BUILDERS, PYTHON_DROPPED, PYTHON_PACKAGE, arch_of_named_gpu, importing_module,
                                            isolated_torch, known_distributions, module_distribution, named_gpu,
                                            optional_missing, removed_attribute, runs_on_sm, torch_missing_in_a_build)
+from glmcompat.decide.torchpythons import hinted, pip_torch_pins, uv_torch_python
 from glmcompat.matrix.view import Facts
 from glmcompat.model.causes import CAUSE_OF, Break
 from glmcompat.model.names import canonicalize
@@ -1740,6 +1741,8 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
         h = torch_missing_in_a_build(h, env, facts, hits)  # pip's setup.py run whose traceback ends in no torch
         h = libcuda_of_a_build(h, env, facts)  # ld's -lcuda in another build's link than triton's: link-library-missing
         h = torch_python_wheel(h, env, facts)  # pip's no torch for the log's Python: torch-python-unsupported
+        h = uv_torch_python(h, env, facts)  # uv's tag check or hint on torch's wheels for a cpXY: the same (fix-s)
+        h = pip_torch_pins(h, env, facts)  # pip's conflict of one project's torch pins and nothing else: the same (fix-s)
         h = proc_not_found(h, facts)  # Windows' WinError 127 of an extension module's import: undefined-symbol
         h = dll_clash(h, env, facts)  # WinError 127 loading one of torch's CUDA library DLLs: cuda-toolkit-clash (fix-q)
         h = removed_attribute(h, env, facts)  # a module attribute a release of its companion removed: companion-api-removed
@@ -1814,11 +1817,12 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
             o.id == "no-matching-distribution" and "uv_req" in o.groups for o in out):
         out = [o for o in out if o.id != "pip-resolution-impossible"]  # the root: a pinned version no index has
     if UV_ROOT_NO_WHEEL.match(env.notes.get("uv_because", "") or env.notes.get("uv_because_wip", "")) and any(
-            o.id == "wheel-not-supported" and "uv_pkg" in o.groups for o in out):
+            "wheel-not-supported" in (o.id, o.family) and "uv_pkg" in o.groups for o in out):
         out = [o for o in out if o.id != "pip-resolution-impossible"]  # the root: a release with no wheel for this Python
     # pip's refusal of a manylinux wheel whose glibc floor is above the machine's glibc, which the log shows: glibc-too-old
     out = [replace(o, id="glibc-too-old", cause=g[0], remedy=g[1], rule=CAUSE_OF.get("glibc-too-old", ""))
            if o.id == "wheel-not-supported" and (g := glibc_refusal(o, env)) is not None else o for o in out]
+    out = hinted(out)  # uv's hint naming the Python torch lacks: the installer line's platform reading left out (fix-s)
     out = ignored_elsewhere(out)  # pip's skipped releases of other projects: the requirement it could not find stands
     out = device_query_in_build(out, env, facts)  # torch's no-GPU words where cpp_extension asked: the build's (fix-n)
     out = tf_probe_notice(out, env)  # TensorFlow's libcudart probe it says to ignore without a GPU (fix-p)

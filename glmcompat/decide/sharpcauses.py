@@ -31,6 +31,10 @@ ALIASES = {
     "cudart-missing": {"cut_loader_cudart": "library"},
     # uv's requirement with its markers ("nvidia-cuda-nvrtc-cu12{platform_machine == 'x86_64' ...}==12.8.93")
     "wheel-not-supported": {"uv_mk_tag": "uv_tag", "uv_mk_eg": "uv_eg", "uv_mk_other": "uv_tag_other"},
+    # uv's installer hint ("You're using CPython 3.13 (`cp313`), but `torch` (v2.3.0) only has wheels with the following
+    # Python ABI tag: `cp312`"): the resolver hint's words ("You require ..."), read the same (fix-s)
+    "python-version-unsupported": {"use_impl": "hint_impl", "use_python": "hint_python", "use_tag": "hint_tag",
+                                   "use_pkg": "hint_pkg", "use_ver": "hint_ver", "use_tags": "hint_tags"},
 }
 
 

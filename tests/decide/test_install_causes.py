@@ -244,9 +244,10 @@ def test_build_and_gpu_checks(text: str, sid: str, words: list[str], tmp_path: P
 
 @pytest.mark.parametrize(("text", "sid", "words"), [
     # uv 0.12.5 prioritized_distribution.rs:227-237 (the tag check: wheel-not-supported's, issue 38's one vocabulary),
-    # report.rs:277, availability.rs:247
+    # report.rs:277, availability.rs:247; fix-s: torch 2.1.0 has no cp313 wheel on any platform (torch-pythons.toml), so
+    # the tag check is read as torch-python-unsupported, a case of wheel-not-supported (glmcompat/decide/torchpythons.py)
     ("  ╰─▶ Because torch==2.1.0 has no wheels with a matching Python ABI tag (e.g., `cp313`) and you require "
-     "torch==2.1.0, we can conclude that your requirements are unsatisfiable.", "wheel-not-supported",
+     "torch==2.1.0, we can conclude that your requirements are unsatisfiable.", "torch-python-unsupported",
      ["torch==2.1.0", "ABI", "uv venv --python"]),
     ("  ╰─▶ Because there is no version of torch==2.5.1+cu121 and you require torch==2.5.1+cu121, we can conclude that "
      "your requirements are unsatisfiable.", "no-matching-distribution", ["torch==2.5.1+cu121", "cuXYZ"]),

@@ -92,8 +92,7 @@ def _said(h: Hit) -> tuple[frozenset[str], str, str]:
 # names the Python is torch-python-unsupported (installcauses.torch_python_wheel, _listed_python)
 DERIVED = {"torch-arch-unsupported": "no-kernel-image", "nvcc-missing": "source-build-failed",
            "undefined-symbol": "torch-dll-load-failed", "glibc-too-old": "wheel-not-supported",
-           "companion-api-removed": "companion-too-old", "cuda-toolkit-clash": "torch-dll-load-failed",
-           "torch-python-unsupported": "no-matching-distribution"}
+           "companion-api-removed": "companion-too-old", "cuda-toolkit-clash": "torch-dll-load-failed"}
 
 
 # ... and those derived from either of several hits: torch's no-GPU words under cpp_extension's _get_cuda_arch_flags are
@@ -101,8 +100,14 @@ DERIVED = {"torch-arch-unsupported": "no-kernel-image", "nvcc-missing": "source-
 # fix-p: torch's launch failure after its own old-GPU warning is gpu-capability-too-old (sharpcauses.old_gpu_launch),
 # scanned as no-kernel-image; a libcudart file named for a release it is not, under a package's extension, is
 # extension-cuda-mismatch (sharpcauses.renamed_runtime), scanned as cuda-toolkit-clash
+# fix-s: torch with no release for the interpreter's Python is read from pip's "Could not find a version" (fix-q), uv's
+# tag check and hints (wheel-not-supported, python-version-unsupported) and pip's conflict of one project's torch pins
+# (pip-resolution-impossible, the first: the report's head and pip 25.3's note under it are both scanned):
+# glmcompat/decide/torchpythons.py
 DERIVED_ANY = {"build-needs-cuda-device": ("cuda-not-available", "driver-not-found"),
-               "gpu-capability-too-old": ("no-kernel-image",), "extension-cuda-mismatch": ("cuda-toolkit-clash",)}
+               "gpu-capability-too-old": ("no-kernel-image",), "extension-cuda-mismatch": ("cuda-toolkit-clash",),
+               "torch-python-unsupported": ("pip-resolution-impossible", "wheel-not-supported",
+                                            "python-version-unsupported", "no-matching-distribution")}
 
 
 def _scanned(sid: str, want: dict[str, Hit]) -> str:

@@ -315,6 +315,13 @@ TABLED = (
     # import of _meta_registrations): every message the source can produce is named with its words, and each near miss
     # stays unclaimed (or, where another signature names it, is not claimed by the family's).
     "fixt-signatures.toml",
+    # The messages of tests/fixtures/raise_sites/fixs-signatures.toml (issue 38, branch fix-s): torch with no release for
+    # the interpreter's Python in the installers' words that carry no "Could not find a version" line (uv's tag check on
+    # torch's wheels and its hint naming the interpreter's cpXY, pip's conflict whose every cause is one project's
+    # releases pinning torch): named torch-python-unsupported, a case of the installer's reading, with the Python to run
+    # and the torch release that has the interpreter's Python; each near miss (a platform tag, another package, a torch
+    # release that has the Python, a user's request or a second party in the conflict) not claimed by it.
+    "fixs-signatures.toml",
     # the GPU frameworks beside torch and NumPy's companions, swept from their sources (their modules,
     # test_gpu_frameworks_raise_sites.py and test_sweepnp_raise_sites.py, check what each table covers)
     "gpu-frameworks-signatures.toml",
