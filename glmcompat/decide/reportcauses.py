@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
@@ -18,7 +19,7 @@ from packaging.version import InvalidVersion, Version
 from glmcompat.decide.logenv import Env
 from glmcompat.matrix.view import Facts
 from glmcompat.model.names import canonicalize
-from glmcompat.model.signatures import Hit
+from glmcompat.model.signatures import POETRY_NEEDS, Hit
 from glmcompat.readers.formats.poetry import poetry_python
 
 Builder = Callable[[Hit, Env, Facts], "tuple[str, str] | None"]
@@ -126,7 +127,9 @@ def side_notes(out: list[Hit]) -> list[Hit]:
 # --- poetry: the project's Python range against a dependency's ---------------------------------------------------------
 # the Python releases a range is tried on (its intersection with another tested on them): every minor of 2.x and 3.x, a
 # patch level each up to 30
-_PYTHONS = tuple(Version(f"{major}.{minor}.{patch}") for major in (2, 3) for minor in range(0, 21) for patch in range(0, 31))
+# (and 4.0, 4.1, so that a range's upper bound, <4.0, is told from none)
+_PYTHONS = tuple(Version(f"{major}.{minor}.{patch}") for major in (2, 3) for minor in range(0, 21) for patch in range(0, 31)) + (
+    Version("4.0"), Version("4.1"))
 
 
 def _alternatives(constraint: str) -> list[SpecifierSet] | None:
@@ -187,7 +190,11 @@ def _needs(h: Hit, env: Env) -> list[tuple[str, str, str]]:
         ("poetry_py_pkg", "poetry_py_ver", "poetry_py_requires"), ("poetry_every_pkg", "", "poetry_every_requires"),
         ("poetry_dash_pkg", "", "poetry_dash_requires"), ("poetry_pkg", "", "poetry_requires")) if _g(h, k)]
     noted = [tuple(e.split("\t")) for e in env.notes.get("poetry_py_needs", "").split("\n") if e.count("\t") == 2]
-    return list(dict.fromkeys([*own, *((canonicalize(p), v, r) for p, v, r in noted)]))  # type: ignore[misc]
+    out: dict[str, tuple[str, str, str]] = {}  # one a package: the reading that names its version, else the first
+    for p, v, r in [*own, *((canonicalize(p), v, r) for p, v, r in noted)]:  # type: ignore[misc]
+        if p not in out or (v and not out[p][1]):
+            out[p] = (p, v, r or out.get(p, ("", "", ""))[2])
+    return list(out.values())
 
 
 def poetry_python_range(build: Builder) -> Builder:
@@ -284,13 +291,45 @@ def poetry_twice(build: Builder) -> Builder:
     return wrapped
 
 
+_BOTH = re.compile(r"depends on both (?P<a>[A-Za-z0-9][\w.-]{0,80}) \((?P<av>[^()\n]{1,60})\)(?: \(\d{1,4}\))? and "
+                   r"(?P<b>[A-Za-z0-9][\w.-]{0,80}) \((?P<bv>[^()\n]{1,60})\)")
+DERIVED = "poetry_derived"  # the group of a hit read from pip-resolution-impossible's reading of poetry's derivation
+
+
+def poetry_derivation(h: Hit, facts: Facts) -> Hit:
+    """pip-resolution-impossible's reading of poetry's derivation (its "Because ..., version solving failed." line, whose
+    match holds the narrower ones of the same line) where its words name a Python cause ("X (V) requires Python C",
+    "every version of X requires Python C", "... which requires Python C"): python-version-unsupported; where they name one
+    package twice ("depends on both X (a) and X (b)"): pip-double-requirement. Else ``h``."""
+    if h.id != "pip-resolution-impossible" or not POETRY_DERIVATION & h.groups.keys():
+        return h
+    groups = {**h.groups, DERIVED: "1"}
+    if (m := POETRY_NEEDS.search(h.text)) is not None and (m.group("pkg") or m.group("every")):
+        sid = "python-version-unsupported"
+        if m.group("every"):
+            groups.update(poetry_every_pkg=m.group("every"), poetry_every_requires=m.group("req"))
+        else:
+            groups.update(poetry_py_pkg=m.group("pkg"), poetry_py_ver=m.group("ver"), poetry_py_requires=m.group("req"))
+    elif (b := _BOTH.search(h.text)) is not None and canonicalize(b.group("a")) == canonicalize(b.group("b")):
+        sid = "pip-double-requirement"
+        groups.update(pb_name=b.group("a"), pb_a=b.group("av"), pb_name2=b.group("b"), pb_b=b.group("bv"))
+    else:
+        return h
+    row = next((r for r in facts.rows("signature") if r.id == sid), None)
+    if row is None:
+        return h
+    return replace(h, id=sid, cause=row.cause, remedy=row.remedy, source=row.source, groups=groups)
+
+
 def poetry_readings(out: list[Hit]) -> list[Hit]:
     """``out`` without pip-resolution-impossible's reading of poetry's derivation where the log's poetry words name the
     cause sharper: the project's Python range against a dependency's, or a package required twice."""
     if any((o.id == "python-version-unsupported" and POETRY_PYTHON & o.groups.keys())
            or (o.id == "pip-double-requirement" and POETRY_TWICE & o.groups.keys()) for o in out):
-        return [o for o in out if not (o.id == "pip-resolution-impossible" and POETRY_DERIVATION & o.groups.keys())]
-    return out
+        out = [o for o in out if not (o.id == "pip-resolution-impossible" and POETRY_DERIVATION & o.groups.keys())]
+    # a derivation's reading where the same signature read poetry's own lines too: those lines stand
+    own = {o.id for o in out if DERIVED not in o.groups}
+    return [o for o in out if not (DERIVED in o.groups and o.id in own)]
 
 
 REPORT_WRAPPERS: dict[str, Callable[[Builder], Builder]] = {
@@ -305,4 +344,4 @@ REPORT_DROPPED = {"pip-requirement-conflict": ("pc_pkg", "pm_pkg"), "pip-double-
 
 
 __all__ = ["POETRY_PYTHON", "POETRY_TWICE", "REPORT_DROPPED", "REPORT_WRAPPERS", "SIDE_NOTE_GROUPS", "intersect",
-           "poetry_readings", "side_notes"]
+           "poetry_derivation", "poetry_readings", "side_notes"]

@@ -1518,7 +1518,7 @@ _PIP_CONFLICT_LINE = re.compile(r"(?P<err>ERROR: )?(?P<pkg>[A-Za-z0-9][\w.-]{0,6
 _NAME = r"[A-Za-z0-9][\w.-]{0,80}"
 _POETRY_ROOT = re.compile(r"must support the following Python versions: (?P<r>[^\s][^\n]{0,99}?)(?=\s{2}|\s{0,4}$)|The current project's "
                           r"(?:supported Python range|Python requirement) \((?P<r2>[^)\n]{1,100})\)")
-_POETRY_NEEDS = re.compile(rf"(?:every version of (?P<every>{_NAME})|(?P<pkg>{_NAME}) \((?P<ver>[^()\n]{{1,60}})\)) (?:which )?requires Python "
+POETRY_NEEDS = re.compile(rf"(?:every version of (?P<every>{_NAME})|(?P<pkg>{_NAME}) \((?P<ver>[^()\n]{{1,60}})\)) (?:which )?requires Python "
                            r"(?P<req>[<>=!~^*\d][^\n]{0,100}?)(?=,? (?![<>=!~^\d|*])|[,.]?\s{0,4}$| \(\d)|"
                            rf"^\s{{0,8}}- (?P<dash>{_NAME}) requires Python (?P<dreq>[^\n]{{1,100}}?)(?:, so it will not be|\s{{0,4}}$)")
 _POETRY_FACT = re.compile(rf"fact: (?P<p>[^\n]{{1,200}}?) depends on (?P<x>{_NAME}) \((?P<c>[^()\n]{{1,100}})\)")
@@ -1846,7 +1846,7 @@ class LogContext:
         if "Python" in line and ("requires Python" in line or "current project" in line):
             if (pr := _POETRY_ROOT.search(line)) is not None:
                 self.notes.setdefault("poetry_py_root", (pr.group("r") or pr.group("r2")).strip())
-            for pn in _POETRY_NEEDS.finditer(line):
+            for pn in POETRY_NEEDS.finditer(line):
                 _add_note(self.notes, "poetry_py_needs", "\t".join((
                     pn.group("every") or pn.group("pkg") or pn.group("dash"), pn.group("ver") or "",
                     (pn.group("req") or pn.group("dreq")).strip())))
