@@ -93,8 +93,9 @@ def _pip_line(pkg: str, ver: str, req: str, dep: str, have: str) -> tuple[str, s
 
 def pip_report(build: Builder) -> Builder:
     """pip-requirement-conflict's builder, reading also pip's report line of a package outside the stack (or of one not
-    installed): the cause only where the log shows it as pip's report (its head, the line's own ERROR: record, or pip's
-    "has requirement" form); a line alone without them is a quotation, not the log's failure. The report's other lines
+    installed): the cause only where the log shows it as pip's report (its head, the line's own ERROR: record, or pip
+    10-20.1's "has requirement ..., but you'll have ... which is incompatible."); a line alone without them is a quotation,
+    and `pip check`'s output a listing the user asked for, not the log's failure. The report's other lines
     are said with it."""
     def wrapped(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         if not SIDE_NOTE_GROUPS & h.groups.keys():

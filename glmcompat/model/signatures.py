@@ -1508,8 +1508,8 @@ _PIP_REPORT_HEAD = re.compile(r"pip's (?:legacy )?dependency resolver does not (
                               r"conflicts)|This (?:behaviour|behavior) is the source of the following dependency conflicts|"
                               r"After October 2020 you may experience errors when installing|This may cause an uncaught dependency conflict")
 _PIP_CONFLICT_LINE = re.compile(r"(?P<err>ERROR: )?(?P<pkg>[A-Za-z0-9][\w.-]{0,60}) (?P<ver>\d[\w.+!]{0,40}) (?P<verb>requires|has requirement) "
-                                r"(?P<req>[^\n]{1,200}?)(?:, but (?:you|you'll) have (?P<dep>[A-Za-z0-9][\w.-]{0,60}) (?P<have>\d[\w.+!]{0,40}?)"
-                                r"\.?(?= which is incompatible|\s{0,4}$)|, which is not installed)")
+                                r"(?P<req>[^\n]{1,200}?)(?:, but (?P<you>you|you'll) have (?P<dep>[A-Za-z0-9][\w.-]{0,60}) "
+                                r"(?P<have>\d[\w.+!]{0,40})(?P<inc> which is incompatible)?|, which is not installed)")
 # fix-r: poetry's solver, its Python cause and its -vvv trace (python-poetry/poetry tag 0.12.10 poetry/mixology/failure.py
 # and incompatibility.py, tags 1.0.10-2.4.1 src/poetry/mixology/failure.py, src/poetry/puzzle/provider.py debug): the
 # project's Python range its head names, each "<package> (<version>) requires Python <range>" (or "every version of
@@ -1839,10 +1839,10 @@ class LogContext:
             if _PIP_REPORT_HEAD.search(line) is not None:
                 self.notes.setdefault("pip_report", "head")
         if ("which is " in line or "has requirement " in line) and (pc := _PIP_CONFLICT_LINE.search(line)) is not None:
-            if pc.group("err") or pc.group("verb") == "has requirement":
-                self.notes.setdefault("pip_report", "line")  # pip's own line: its ERROR: record, or its "has requirement"
+            if pc.group("err") or (pc.group("verb") == "has requirement" and pc.group("you") == "you'll" and pc.group("inc")):
+                self.notes.setdefault("pip_report", "line")  # pip's own record: its ERROR: line, or pip 10-20.1's install line
             _add_note(self.notes, "pip_conflicts", "\t".join((pc.group("pkg"), pc.group("ver"), pc.group("req").strip(),
-                                                               pc.group("dep") or "", pc.group("have") or "")))
+                                                               pc.group("dep") or "", (pc.group("have") or "").rstrip("."))))
         if "Python" in line and ("requires Python" in line or "current project" in line):
             if (pr := _POETRY_ROOT.search(line)) is not None:
                 self.notes.setdefault("poetry_py_root", (pr.group("r") or pr.group("r2")).strip())
