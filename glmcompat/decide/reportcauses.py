@@ -47,7 +47,7 @@ def _version(text: str) -> Version | None:
 
 
 def _spec(req: str, name: str) -> SpecifierSet | None:
-    """The specifier of the requirement ``req`` (pip's "mistune<2,>=0.8.1", its marker after ";" left out) of ``name``."""
+    """The specifier of the requirement ``req`` (pip's "name<2,>=0.8.1", its marker after ";" left out) of ``name``."""
     body = req.split(";", 1)[0].strip()
     body = re.sub(rf"^{re.escape(name)}(?:\[[^\]]{{0,200}}\])?", "", body, flags=re.IGNORECASE).strip() if name else body
     body = re.sub(r"^[A-Za-z0-9][\w.-]{0,80}(?:\[[^\]]{0,200}\])?", "", body).strip().strip("()")
@@ -59,8 +59,8 @@ def _spec(req: str, name: str) -> SpecifierSet | None:
 
 def _conflicts(env: Env) -> list[tuple[str, str, str, str, str]]:
     """The report's lines the log shows: (package, version, requirement, installed one, its version; "" where none)."""
-    rows = [tuple(e.split("\t")) for e in env.notes.get("pip_conflicts", "").split("\n") if e.count("\t") == 4]
-    return [r for r in rows if len(r) == 5]  # type: ignore[misc]
+    fields = [e.split("\t") for e in env.notes.get("pip_conflicts", "").split("\n")]
+    return [(f[0], f[1], f[2], f[3], f[4]) for f in fields if len(f) == 5]
 
 
 def _pip_line(pkg: str, ver: str, req: str, dep: str, have: str) -> tuple[str, str]:
@@ -190,9 +190,10 @@ def _needs(h: Hit, env: Env) -> list[tuple[str, str, str]]:
     own = [(canonicalize(_g(h, k)), _g(h, v), _g(h, r)) for k, v, r in (
         ("poetry_py_pkg", "poetry_py_ver", "poetry_py_requires"), ("poetry_every_pkg", "", "poetry_every_requires"),
         ("poetry_dash_pkg", "", "poetry_dash_requires"), ("poetry_pkg", "", "poetry_requires")) if _g(h, k)]
-    noted = [tuple(e.split("\t")) for e in env.notes.get("poetry_py_needs", "").split("\n") if e.count("\t") == 2]
+    fields = [e.split("\t") for e in env.notes.get("poetry_py_needs", "").split("\n")]
+    noted = [(canonicalize(f[0]), f[1], f[2]) for f in fields if len(f) == 3]
     out: dict[str, tuple[str, str, str]] = {}  # one a package: the reading that names its version, else the first
-    for p, v, r in [*own, *((canonicalize(p), v, r) for p, v, r in noted)]:  # type: ignore[misc]
+    for p, v, r in [*own, *noted]:
         if p not in out or (v and not out[p][1]):
             out[p] = (p, v, r or out.get(p, ("", "", ""))[2])
     return list(out.values())
