@@ -36,6 +36,7 @@ from glmcompat.decide.logenv import public as _public
 from glmcompat.decide.logenv import shown as _shown
 from glmcompat.decide.logenv import v as _v
 from glmcompat.decide.sharpcauses import SHARP_BUILDERS, SHARP_WRAPPERS, aliased, old_gpu_launch, renamed_runtime, tf_probe_notice
+from glmcompat.decide.reportcauses import REPORT_DROPPED, REPORT_WRAPPERS, poetry_derivation, poetry_readings, side_notes
 from glmcompat.decide.pythoncauses import (PYTHON_BUILDERS, PYTHON_DROPPED, PYTHON_PACKAGE, arch_of_named_gpu, importing_module,
                                            isolated_torch, known_distributions, module_distribution, named_gpu,
                                            optional_missing, removed_attribute, runs_on_sm, torch_missing_in_a_build)
@@ -1530,6 +1531,8 @@ BUILDERS: dict[str, Builder] = {
 }
 for _sid, _wrap in SHARP_WRAPPERS.items():  # fix-p: the rows' new alternatives read first (glmcompat.decide.sharpcauses)
     BUILDERS[_sid] = _wrap(BUILDERS[_sid])
+for _sid, _wrap in REPORT_WRAPPERS.items():  # fix-r: the installers' reports for any package (glmcompat.decide.reportcauses)
+    BUILDERS[_sid] = _wrap(BUILDERS[_sid])
 # the forms other loaders and runtimes print, read before the builders above (:mod:`glmcompat.decide.loadercauses`)
 # the signatures that read macOS dyld's missing library (its "Library not loaded" or a dlopen's "tried: ... (no such
 # file)"), and the lines after such a line that its "Reason:" may take (dyld 4 lists each path tried there)
@@ -1580,6 +1583,7 @@ DROPPED["gpu-arch-not-in-build"] += ("x_fmha_kernel", "x_fmha_min2")
 PYTHON_PACKAGE = {**PYTHON_PACKAGE, "build-needs-cuda-device": built_package}
 FIXN_DROPPED = {"torchvision-cuda-mismatch": ("mid_torch_cuda",), "companion-too-old": ("name_old", "name_old27")}
 DROPPED.update({k: DROPPED.get(k, ()) + v for k, v in FIXN_DROPPED.items()})
+DROPPED.update({k: DROPPED.get(k, ()) + v for k, v in REPORT_DROPPED.items()})
 
 
 # a signature whose line names more than another's reading of it -> the generic signatures that read the same line less
@@ -1746,6 +1750,7 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
         h = proc_not_found(h, facts)  # Windows' WinError 127 of an extension module's import: undefined-symbol
         h = dll_clash(h, env, facts)  # WinError 127 loading one of torch's CUDA library DLLs: cuda-toolkit-clash (fix-q)
         h = removed_attribute(h, env, facts)  # a module attribute a release of its companion removed: companion-api-removed
+        h = poetry_derivation(h, facts)  # poetry's derivation naming a Python cause or a package twice (fix-r)
         own = ("" if any(g in h.groups for g in OWN_UNLESS.get(h.id, ())) else facts.signature_package(h.id)) or h.groups.get(
             "companion", "")
         if (named := ext_package(h) or (PYTHON_PACKAGE[h.id](h, env) if h.id in PYTHON_PACKAGE else "")) and named != h.package:
@@ -1826,6 +1831,8 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
     out = ignored_elsewhere(out)  # pip's skipped releases of other projects: the requirement it could not find stands
     out = device_query_in_build(out, env, facts)  # torch's no-GPU words where cpp_extension asked: the build's (fix-n)
     out = tf_probe_notice(out, env)  # TensorFlow's libcudart probe it says to ignore without a GPU (fix-p)
+    out = poetry_readings(out)  # poetry's Python range or a package required twice, over its derivation's generic reading
+    out = side_notes(out)  # pip's conflict report of packages outside the stack: the cause only where nothing else is (fix-r)
     # the more general cause each is a case of, if any: its row's family, or, for a hit a refinement gave its own family
     # (pip's no-matching-distribution read as torch-python-unsupported: installcauses.torch_python_wheel), that one
     return [replace(o, family=o.family or facts.signature_family(o.id)) for o in out]

@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from glmcompat.decide.reportcauses import SIDE_NOTE_GROUPS
 from glmcompat.matrix.rows import OtherCause
 from glmcompat.model.outputs.explain import OtherCauseHit
 from glmcompat.model.signatures import MAX_LINE, Hit, required_literals
@@ -64,6 +65,8 @@ class Watch:
         ids = {o.id for o in shown}
         withheld = {sid for r in self.rows if r.id in ids for sid in r.withholds}
         kept = [h for h in hits if h.line not in self.read and h.id not in withheld]
+        if shown:  # fix-r: pip's conflict report of packages outside the stack, a side note of a failure shown elsewhere
+            kept = [h for h in kept if not (h.id == "pip-requirement-conflict" and SIDE_NOTE_GROUPS & h.groups.keys())]
         return kept, tuple(shown)
 
 

@@ -980,6 +980,10 @@ PREFERRED_GROUPS = frozenset({"req_pin"})
 # x_bnb_nogpu: bitsandbytes' "compiled without GPU support" warning, whose library a later CUDA SETUP line of 0.37-0.41 names
 SCENE_GROUPS = frozenset({"pin_dep", "gone", "recand", "fx_scene", "fx_scene_tf", "fx_scene_trt", "x_scene", "x_bnb_nogpu", "rn_lookup",
                           "cut_head", "rv_ray", "rv_py", "rv_pa", "cr_plain"})
+# fix-r: pip's conflict report of a package outside the stack (or of one not installed), a side note a stack line of the
+# same report reads over; poetry's -vvv "Duplicate dependencies for X" notice, which its IncompatibleConstraintsError or
+# the solver's failure below reads over
+SCENE_GROUPS = SCENE_GROUPS | {"pc_pkg", "pm_pkg", "pd_dup"}
 # a traceback's code line that is an import statement (CPython prints the failing line's source under its frame): the
 # module being imported when an ImportError follows it within IMPORT_GAP lines (3.11+ adds a "^^^^" marker line)
 _IMPORT_LINE = re.compile(r"^\s{2,12}(?:from (?P<from>[A-Za-z_][\w.]{0,200}) import |import (?P<imp>[A-Za-z_][\w.]{0,200}))")
@@ -1508,6 +1512,38 @@ _NOTE_WORDS = re.compile("(?i)" + "|".join([_literal_trie(_NOTE_WORD_LIST), r"^\
 _PIP_CAUSE = re.compile(r"^\s{0,8}(?P<c>The user requested (?:\(constraint\) )?\S{1,200}|[A-Za-z0-9][\w.-]{0,60}(?:\[[\w.,-]{1,120}\])? "
                         r"\d[\w.+!]{0,40} depends on [^\n;]{1,300})")
 MAX_CAUSES = 12
+# fix-r: pip's dependency-conflict report after an install (pypa/pip tag 26.2.1 src/pip/_internal/commands/install.py
+# _warn_about_conflicts: one record, its head then a line each; tag 10.0.0: a logger.critical line each, "ERROR: " before
+# it from pip 19, "has requirement ... but you'll have"; src/pip/_internal/commands/check.py: `pip check`'s "has
+# requirement ..., but you have X V."): the head, and each line (package, version, requirement, the installed one, its
+# version; "" for one not installed) in the notes' "pip_conflicts" (a line each, tab-separated fields, at most MAX_CAUSES)
+_PIP_REPORT_HEAD = re.compile(r"pip's (?:legacy )?dependency resolver does not (?:currently take into account|consider dependency "
+                              r"conflicts)|This (?:behaviour|behavior) is the source of the following dependency conflicts|"
+                              r"After October 2020 you may experience errors when installing|This may cause an uncaught dependency conflict")
+_PIP_CONFLICT_LINE = re.compile(r"(?P<err>ERROR: )?(?P<pkg>[A-Za-z0-9][\w.-]{0,60}) (?P<ver>\d[\w.+!]{0,40}) (?P<verb>requires|has requirement) "
+                                r"(?P<req>[^\n]{1,200}?)(?:, but (?P<you>you|you'll) have (?P<dep>[A-Za-z0-9][\w.-]{0,60}) "
+                                r"(?P<have>\d[\w.+!]{0,40})(?P<inc> which is incompatible)?|, which is not installed)")
+# fix-r: poetry's solver, its Python cause and its -vvv trace (python-poetry/poetry tag 0.12.10 poetry/mixology/failure.py
+# and incompatibility.py, tags 1.0.10-2.4.1 src/poetry/mixology/failure.py, src/poetry/puzzle/provider.py debug): the
+# project's Python range its head names, each "<package> (<version>) requires Python <range>" (or "every version of
+# <package>", or 1.x's "  - <package> requires Python <range>" list), each "fact: <parent> depends on <name> (<range>)",
+# the names its "conflict:" / "! not <name> (...)" lines name, and IncompatibleConstraintsError's requirement lines
+_NAME = r"[A-Za-z0-9][\w.-]{0,80}"
+_POETRY_ROOT = re.compile(r"must support the following Python versions: (?P<r>[^\s][^\n]{0,99}?)(?=\s{2}|\s{0,4}$)|The current project's "
+                          r"(?:supported Python range|Python requirement) \((?P<r2>[^)\n]{1,100})\)")
+POETRY_NEEDS = re.compile(rf"(?:every version of (?P<every>{_NAME})|(?P<pkg>{_NAME}) \((?P<ver>[^()\n]{{1,60}})\)) (?:which )?requires Python "
+                           r"(?P<req>[<>=!~^*\d][^\n]{0,100}?)(?=,? (?![<>=!~^\d|*])|[,.]?\s{0,4}$| \(\d)|"
+                           rf"^\s{{0,8}}- (?P<dash>{_NAME}) requires Python (?P<dreq>[^\n]{{1,100}}?)(?:, so it will not be|\s{{0,4}}$)")
+_POETRY_FACT = re.compile(rf"fact: (?P<p>[^\n]{{1,200}}?) depends on (?P<x>{_NAME}) \((?P<c>[^()\n]{{1,100}})\)")
+_POETRY_CONFLICT = re.compile(rf"conflict: [^\n]{{0,200}}? depends on (?P<x>{_NAME}) \(|! not (?P<y>{_NAME}) \(")
+_POETRY_INCOMPATIBLE = re.compile(rf"^\s{{0,8}}(?P<c>{_NAME}(?:\[[\w,.-]{{1,100}}\])?(?: \([^()\n]{{1,200}}\))?(?: ; [^\n]{{1,300}})?)\s{{0,4}}$")
+
+
+def _add_note(notes: dict[str, str], key: str, entry: str, sep: str = "\n") -> None:
+    """``entry`` added to the note ``key`` (``sep``-joined, each once, at most MAX_CAUSES)."""
+    have = notes.get(key, "")
+    if entry not in have.split(sep) and have.count(sep) < MAX_CAUSES - 1:
+        notes[key] = f"{have}{sep}{entry}" if have else entry
 # the packages conda's classic solver lists in its conflict report, one "Package <name> conflicts for:" line each, then
 # the chains that ask for it (conda/exceptions.py UnsatisfiableError, the "direct" class): each kept, in order, in the
 # notes' "conda_conflicts" (", "-joined, at most MAX_CAUSES)
@@ -1692,6 +1728,7 @@ class LogContext:
     frame_top: str = ""  # the installed package (site-packages/<top>/) whose file the last traceback frame line runs
     torch_label: str = ""  # fix-p: the torch version a report's own label line printed ("PyTorch Version: 2.8.0+cpu")
     torch_label_left: int = 0  # ... and the lines after it its "CUDA Available: ..." line may still come on
+    poetry_incompatible: bool = False  # fix-r: inside poetry's IncompatibleConstraintsError: its requirement lines
 
     def _derivation(self, line: str) -> None:
         """uv's derivation (crates/uv-resolver/src/pubgrub/report.rs) as it wraps its paragraphs at the terminal's width
@@ -1811,6 +1848,34 @@ class LogContext:
             # an ImportError re-wrapped across lines ("cannot import name 'X'" then "from M"): the module, M
             if (f := _FROM_LINE.match(line)) is not None:
                 self.notes["from_line"] = f.group("v")
+        if "dependency conflict" in line or "After October 2020" in line:
+            if _PIP_REPORT_HEAD.search(line) is not None:
+                self.notes.setdefault("pip_report", "head")
+        if ("which is " in line or "has requirement " in line) and (pc := _PIP_CONFLICT_LINE.search(line)) is not None:
+            if pc.group("err") or (pc.group("verb") == "has requirement" and pc.group("you") == "you'll" and pc.group("inc")):
+                self.notes.setdefault("pip_report", "line")  # pip's own record: its ERROR: line, or pip 10-20.1's install line
+            _add_note(self.notes, "pip_conflicts", "\t".join((pc.group("pkg"), pc.group("ver"), pc.group("req").strip(),
+                                                               pc.group("dep") or "", (pc.group("have") or "").rstrip("."))))
+        if "Python" in line and ("requires Python" in line or "current project" in line):
+            if (pr := _POETRY_ROOT.search(line)) is not None:
+                self.notes.setdefault("poetry_py_root", (pr.group("r") or pr.group("r2")).strip())
+            for pn in POETRY_NEEDS.finditer(line):
+                _add_note(self.notes, "poetry_py_needs", "\t".join((
+                    pn.group("every") or pn.group("pkg") or pn.group("dash"), pn.group("ver") or "",
+                    (pn.group("req") or pn.group("dreq")).strip())))
+        if "fact: " in line and (pf := _POETRY_FACT.search(line)) is not None:
+            _add_note(self.notes, "poetry_facts", "\t".join((pf.group("p").strip(), pf.group("x"), pf.group("c").strip())))
+        if ("conflict: " in line or "! not " in line) and (pk := _POETRY_CONFLICT.search(line)) is not None:
+            _add_note(self.notes, "poetry_conflicts", canonicalize(pk.group("x") or pk.group("y")), ", ")
+        if "version solving failed" in line:
+            self.notes["poetry_failed"] = "1"
+        if self.poetry_incompatible:
+            if (pi := _POETRY_INCOMPATIBLE.match(line)) is not None:
+                _add_note(self.notes, "poetry_incompatible", pi.group("c").strip())
+            else:
+                self.poetry_incompatible = False
+        if "Incompatible constraints in requirements of " in line:
+            self.poetry_incompatible = True
         if ("depends on " in line or "The user requested " in line) and (c := _PIP_CAUSE.search(line)) is not None:
             have = self.notes.get("pip_causes", "")
             if have.count("; ") < MAX_CAUSES - 1:

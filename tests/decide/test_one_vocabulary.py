@@ -108,6 +108,8 @@ REFINES: dict[frozenset[str], str] = {
         'a library\'s own "<lib> requires <pkg> >= V" names the library that needs the newer package: the wider reading wins (glmcompat/model/signatures.py _inside)',
     frozenset({'cuda-lib-missing', 'cudnn-sublibrary-missing'}):
         'cuDNN\'s "Could not load library <sub-library>. Error: <the loader\'s error>": the sub-library did not load, the quoted error saying why (a library it needs: libnvrtc.so, libcublasLt.so.11); cuda-lib-missing\'s reading of that error alone is left out (glmcompat/decide/diagnose.py SUPERSEDED; glmcompat/decide/cudacauses.py names the library it needs)',
+    frozenset({'pip-resolution-impossible', 'python-version-unsupported'}):
+        "poetry's derivation whose words name a Python cause (\"X (V) requires Python C\", \"every version of X requires Python C\", \"... which requires Python C\"): the project's Python range against the dependency's, python-version-unsupported's; the generic conflict reading of the same line is left out (glmcompat/decide/reportcauses.py poetry_derivation, poetry_readings; tests/fixtures/raise_sites/fixr-signatures.toml)",
     frozenset({'cuda-lib-missing', 'nvrtc-missing'}):
         "the loader's line for NVRTC's own soname (libnvrtc.so.12: cannot open shared object file; ldd's => not found): NVRTC missing, nvrtc-missing's, a case of cuda-lib-missing (its row's family); cuda-lib-missing's reading of the same line is left out (glmcompat/decide/diagnose.py SUPERSEDED; tests/fixtures/raise_sites/fixq-signatures.toml)",
     frozenset({'cudnn-sublibrary-missing', 'nvrtc-missing'}):

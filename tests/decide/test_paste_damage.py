@@ -103,11 +103,15 @@ DERIVED = {"torch-arch-unsupported": "no-kernel-image", "nvcc-missing": "source-
 # fix-s: torch with no release for the interpreter's Python is read from pip's "Could not find a version" (fix-q), uv's
 # tag check and hints (wheel-not-supported, python-version-unsupported) and pip's conflict of one project's torch pins
 # (pip-resolution-impossible, the first: the report's head and pip 25.3's note under it are both scanned):
-# glmcompat/decide/torchpythons.py
+# glmcompat/decide/torchpythons.py. fix-r: poetry's derivation line naming a Python cause or one package twice is
+# python-version-unsupported or pip-double-requirement (reportcauses.poetry_derivation), scanned as
+# pip-resolution-impossible
 DERIVED_ANY = {"build-needs-cuda-device": ("cuda-not-available", "driver-not-found"),
                "gpu-capability-too-old": ("no-kernel-image",), "extension-cuda-mismatch": ("cuda-toolkit-clash",),
                "torch-python-unsupported": ("pip-resolution-impossible", "wheel-not-supported",
-                                            "python-version-unsupported", "no-matching-distribution")}
+                                            "python-version-unsupported", "no-matching-distribution"),
+               "python-version-unsupported": ("pip-resolution-impossible",),
+               "pip-double-requirement": ("pip-resolution-impossible",)}
 
 
 def _scanned(sid: str, want: dict[str, Hit]) -> str:
@@ -680,6 +684,12 @@ HEAD_GENERIC = {
         "g++'s error at a file-scope line it cannot parse names no identifier: that the line opens with a registration "
         "macro of torch's headers (TORCH_LIBRARY_FRAGMENT, which the torch built against predates) is in the echoed "
         "line the cut lost (fixm-signatures.toml)",
+    "ERROR: pip's legacy dependency resolver does not consider dependency conflicts when selecting packages.":
+        "the head of pip's conflict report under the legacy resolver (pypa/pip tag 26.2.1 src/pip/_internal/commands/"
+        "install.py:678-683): a preface; the pairs it reports are in the lines it lost (fixr-signatures.toml)",
+    "ERROR: After October 2020 you may experience errors when installing or updating packages.":
+        "pip 20.2's preface to its conflict report (tag 20.2.4 src/pip/_internal/commands/install.py:536-545): the pairs "
+        "it reports are in the lines it lost (fixr-signatures.toml)",
     "ERROR: Could not find a version that satisfies the requirement python==3.10 (from versions: none)":
         "pip's line for the interpreter asked for as a requirement: the requirement pip could not find is the next one "
         "it reports, in the line the cut lost",
@@ -692,6 +702,9 @@ HEAD_UNDONE = frozenset({
     "pip:ERROR: pip's dependency resolver does not currentl#f298d2cb",  # fix-i: the same head, torch-tensorrt's report
     "pip:ERROR: pip's dependency resolver does not currentl#079e2f94",  # fix-n: the same head, the reports whose exact pin
     "pip:ERROR: pip's dependency resolver does not currentl#26d04138",  # or first line is read (fixn-signatures.toml)
+    "pip:ERROR: pip's dependency resolver does not currentl#65de6455",  # fix-r: the same head, the reports of packages
+    "pip:ERROR: pip's dependency resolver does not currentl#63617558",  # outside the stack and the stack line read over
+    "pip:ERROR: pip's dependency resolver does not currentl#17eadab9",  # them (fixr-signatures.toml)
     'tensorflow-addons:/home/u/.venvs/r/lib/python3.8/site-packages/tenso#273b831b',
     'tensorflow-addons:/usr/local/lib/python3.10/dist-packages/tensorflow#12896e24',
     'tensorflow-addons:UserWarning: Tensorflow Addons supports using Pyth#61f251ee',
