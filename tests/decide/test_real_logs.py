@@ -731,6 +731,15 @@ UNMEASURED_CR = False
 CASES_CS = toml_file(HERE / "heldout_cs.toml")["case"]
 UNMEASURED_CS = False
 
+# heldout_ct.toml: the set gathered as CT (typed as an engineer migrating an older codebase from torch 1.x to torch 2.x:
+# bumping pins written years ago for torch, torchvision, torchaudio, CUDA 10/11 wheels, numpy, an old transformers or
+# pytorch-lightning, custom C++/CUDA extensions in the repo; sets CQ, CR and CS are gathered before it, CU and CV beside
+# it), frozen before `explain` ran on it, scored by test_real_log_ct (`-k test_real_log_ct` selects it).
+# While UNMEASURED_CT, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_CT = False, as for set V.
+CASES_CT = toml_file(HERE / "heldout_ct.toml")["case"]
+UNMEASURED_CT = True
+
 
 # every set's cases: what the fixture directory must hold, each thread once
 EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
@@ -742,7 +751,7 @@ EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CAS
          + CASES_BR + CASES_BP + CASES_BQ + CASES_BT + CASES_BU + CASES_BS + CASES_BV + CASES_BW + CASES_BX
          + CASES_BY + CASES_BZ + CASES_CA + CASES_CB + CASES_CC + CASES_CD + CASES_CE + CASES_CF + CASES_CG
          + CASES_CH + CASES_CI + CASES_CJ + CASES_CK + CASES_CL + CASES_CM + CASES_CN + CASES_CO + CASES_CP
-         + CASES_CQ + CASES_CR + CASES_CS)
+         + CASES_CQ + CASES_CR + CASES_CS + CASES_CT)
 
 
 def _params(cases: list[dict[str, object]], unmeasured: bool = False) -> list[object]:
@@ -1193,6 +1202,11 @@ def test_real_log_cr(case: dict[str, object], capsys: pytest.CaptureFixture[str]
 
 @pytest.mark.parametrize("case", _params(CASES_CS, UNMEASURED_CS), ids=[str(c["log"]) for c in CASES_CS])
 def test_real_log_cs(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
+@pytest.mark.parametrize("case", _params(CASES_CT, UNMEASURED_CT), ids=[str(c["log"]) for c in CASES_CT])
+def test_real_log_ct(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     _score(case, capsys)
 
 
