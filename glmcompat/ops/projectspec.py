@@ -205,7 +205,10 @@ def start_early(argv: list[str]) -> Run | Check | None:
         if run is not None:
             run.guessed = True
             return run
-        return start(Path(d) / "pyproject.toml", None)
+        root = Path(d)
+        if "--upgrade" in argv and (root / "uv.lock").is_file() and _REFUSED[0] in (root / "pyproject.toml").read_bytes():
+            return None  # a locked project's: --upgrade resolves again, so the lock as it is is not asked about
+        return start(root / "pyproject.toml", None)
     except Exception:
         return None
 

@@ -200,6 +200,24 @@ def test_the_entry_point_starts_nothing_for_another_question(tmp_path, monkeypat
     assert projectspec.start_early(argv) is None
 
 
+def test_the_entry_point_checks_a_locked_project_in_place(tmp_path, monkeypatch):
+    """glmcompat's lines beside a uv.lock: `uv lock --check` in the project itself, unless --upgrade (which resolves
+    again whatever the lock holds)."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\ndependencies = []\n\n[tool.uv]  # glmcompat lock\n'
+                                             'constraint-dependencies = [  # glmcompat lock\n]\n')
+    (tmp_path / "uv.lock").write_text("version = 1\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    assert projectspec.start_early(["--target", "sm120", "--upgrade"]) is None
+    run = projectspec.start_early(["--target", "sm120", "-q"])
+    try:
+        assert isinstance(run, projectspec.Check) and run.root == str(tmp_path.resolve())
+    finally:
+        if run is not None:
+            run.discard()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pyproject.toml", "uv.lock"]
+
+
 def test_the_entry_point_starts_the_run_it_hands_over(tmp_path, monkeypatch):
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\ndependencies = []\n')
     (tmp_path / "sub").mkdir()
