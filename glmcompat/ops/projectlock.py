@@ -374,7 +374,7 @@ def lock_project(facts: Facts, pyproject: Path, req: ProjectLockRequest, *, dry_
 
 def lock_project_recorded(facts: Facts, pyproject: Path, req: ProjectLockRequest, *, dry_run: bool = False,
                           check_only: bool = False, index: ClientFactory | None = None, source: Source | None = None,
-                          quiet: bool = False, spec: projectspec.Run | projectspec.Check | None = None
+                          quiet: bool = False, spec: projectspec.Run | projectspec.LockCheck | None = None
                           ) -> tuple[ProjectLockResult, NoopRecord | None]:
     """:func:`lock_project`, and what a run that changed nothing read (a
     :class:`~glmcompat.ops.lockgen.NoopRecord`, for the start-up path :mod:`glmcompat.cli.fastlock`), else None.
@@ -413,7 +413,7 @@ def lock_project_recorded(facts: Facts, pyproject: Path, req: ProjectLockRequest
 
 def _lock_project(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, machine: str, python: str, *,
                   dry_run: bool, check_only: bool, index: ClientFactory | None, source: Source | None,
-                  quiet: bool, early: projectspec.Run | projectspec.Check | None = None) -> ProjectLockResult:
+                  quiet: bool, early: projectspec.Run | projectspec.LockCheck | None = None) -> ProjectLockResult:
     pyproject = project.pyproject
     lock = project.root / "uv.lock"
     reqs, notes = project_requirements(project, python, machine)
@@ -425,7 +425,7 @@ def _lock_project(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, 
         result.warnings.append("the project uses no package of the coupled core "
                                f"({', '.join(CORE)}): nothing for glmcompat to constrain")
     # each the caller's to discard: the entry point's uv lock --check in a locked project, else its run
-    checked = early if isinstance(early, projectspec.Check) else None
+    checked = early if isinstance(early, projectspec.LockCheck) else None
     spec = early if isinstance(early, projectspec.Run) else None
     if not req.upgrade and not dry_run:
         kept = _as_is(facts, project, req, machine, result, check_only, checked)
@@ -543,12 +543,12 @@ def _written_core(project: pp.UvProject) -> Core | None:
 
 
 def _as_is(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, machine: str, result: ProjectLockResult,
-           check_only: bool, checked: projectspec.Check | None = None) -> ProjectLockResult | None:
+           check_only: bool, checked: projectspec.LockCheck | None = None) -> ProjectLockResult | None:
     """Least change, without resolving: where pyproject.toml already holds glmcompat's core, `uv lock` (``--check``
     with ``check_only``) under it succeeds, and the uv.lock it leaves passes the check for every target with every
     core package in it pinned by those lines, there is nothing to change. None otherwise (the lock as it was
     restored): the full path resolves. ``checked``: the ``uv lock --check`` the entry point started in the project
-    (:class:`glmcompat.ops.projectspec.Check`); where it confirms the files as they are, `uv lock` would leave the lock
+    (:class:`glmcompat.ops.projectspec.LockCheck`); where it confirms the files as they are, `uv lock` would leave the lock
     byte for byte as it is, so it is not run again (issue 39: a fresh clone's uv then ran beside the imports)."""
     core = _written_core(project)
     lock = project.root / "uv.lock"

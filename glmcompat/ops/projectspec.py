@@ -179,14 +179,14 @@ _NOT_EARLY = ("--index-url", "--no-cache", "--project", "--dry-run", "--check", 
 _VALUED = ("--target", "--platform", "--model", "--python", "--color", "--driver", "--glibc")
 
 
-def start_early(argv: list[str]) -> Run | Check | None:
+def start_early(argv: list[str]) -> Run | LockCheck | None:
     """Before the command's heavy imports, for ``glmcompat lock ARGV`` in a project found from the working directory
     with no option that changes what uv is asked (the index, a project or requirements file named, a dry run or a
     check): the ``uv lock`` the lock most likely takes, returned to the caller, which hands it to the command and
     discards it when the run ends, taken or not -- where the shipped table guesses the pyproject.toml the lock writes
     (:func:`glmcompat.ops.projectguess.guess`), a run on that one (:func:`start_predicted`, marked ``guessed``: the
     command takes it as its predicted run), else :func:`start` on the nearest pyproject.toml as it is (a locked
-    project's: :class:`Check`). None where nothing fits; never fails."""
+    project's: :class:`LockCheck`). None where nothing fits; never fails."""
     try:
         prev = ""
         for a in argv:
@@ -226,7 +226,7 @@ def _root_files(root: Path, pyproject: bytes, uvlock: bytes | None) -> dict[str,
     return files
 
 
-def start(pyproject: Path, index: IndexOptions | None) -> Run | Check | None:
+def start(pyproject: Path, index: IndexOptions | None) -> Run | LockCheck | None:
     """``uv lock`` of the project whose root pyproject.toml is ``pyproject``, as it is, in a private copy; None
     where it is off, where the project is one a copy might lock otherwise (a workspace, ``[tool.uv.sources]``,
     dynamic metadata), or where uv cannot start. Never fails. A project that already holds glmcompat's lines beside
@@ -244,7 +244,7 @@ def start(pyproject: Path, index: IndexOptions | None) -> Run | Check | None:
     return _start(root, None, _REFUSED[1:], index)
 
 
-class Check:
+class LockCheck:
     """``uv lock --check`` in the project itself (issue 39: a fresh clone of a locked project), started before the
     command's imports: it writes nothing (uv's cache aside), and where it passes, ``uv lock`` there leaves uv.lock
     byte for byte as it is (uv's own definition of ``--check``), so :func:`glmcompat.ops.projectlock._as_is` need not
@@ -280,8 +280,8 @@ class Check:
             p.wait()
 
 
-def check(root: Path, index: IndexOptions | None) -> Check | None:
-    """:class:`Check` of the project at ``root`` (glmcompat's lines beside a uv.lock); None where it is off, where
+def check(root: Path, index: IndexOptions | None) -> LockCheck | None:
+    """:class:`LockCheck` of the project at ``root`` (glmcompat's lines beside a uv.lock); None where it is off, where
     the project is one whose files besides the root's uv reads (a workspace, ``[tool.uv.sources]``, dynamic
     metadata: those are not compared), or where uv cannot start. Never fails."""
     if os.environ.get(OFF_ENV) or os.name != "posix":
@@ -291,7 +291,7 @@ def check(root: Path, index: IndexOptions | None) -> Check | None:
         if any(word in data for word in _REFUSED[1:]):
             return None
         files = _root_files(root, data, (root / "uv.lock").read_bytes())
-        return Check(root, files, uv_env(index)) if files is not None else None
+        return LockCheck(root, files, uv_env(index)) if files is not None else None
     except Exception:
         return None
 

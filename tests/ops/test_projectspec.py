@@ -147,7 +147,7 @@ def test_no_speculation_where_a_copy_may_lock_otherwise(tmp_path, text, monkeypa
     (tmp_path / "uv.lock").write_text("version = 1\n")
     got = projectspec.start(p, IndexOptions())
     if "# glmcompat lock" in text:
-        assert isinstance(got, projectspec.Check) and got.files == {"pyproject.toml": p.read_bytes(),
+        assert isinstance(got, projectspec.LockCheck) and got.files == {"pyproject.toml": p.read_bytes(),
                                                                     "uv.lock": b"version = 1\n"}
         assert not got.confirms(tmp_path, projectspec.uv_env(IndexOptions()))  # uv refuses that lock
         got.discard()
@@ -211,7 +211,7 @@ def test_the_entry_point_checks_a_locked_project_in_place(tmp_path, monkeypatch)
     assert projectspec.start_early(["--target", "sm120", "--upgrade"]) is None
     run = projectspec.start_early(["--target", "sm120", "-q"])
     try:
-        assert isinstance(run, projectspec.Check) and run.root == str(tmp_path.resolve())
+        assert isinstance(run, projectspec.LockCheck) and run.root == str(tmp_path.resolve())
     finally:
         if run is not None:
             run.discard()
