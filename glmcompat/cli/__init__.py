@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from glmcompat.ops.speculate import Speculation
-    from glmcompat.ops.projectspec import Run
+    from glmcompat.ops.projectspec import LockCheck, Run
 
 
 # The options every command spells the same way (glmcompat.cli.commands._common), accepted before the command
@@ -205,7 +205,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _dispatch(name: str, entry: tuple[str, str], args: list[str], given: dict[str, str]) -> int:
     spec: Speculation | None = None  # a speculative uv this run started: handed to the lock, discarded at the end
-    early: Run | None = None  # a project lock's (glmcompat.ops.projectspec): taken by the command, discarded at the end
+    early: Run | LockCheck | None = None  # a project lock's (glmcompat.ops.projectspec): taken by the command, discarded at the end
     try:
         if name == "check" and not _special_file_named(args[1:]):
             try:
@@ -296,7 +296,7 @@ def _fast_lock(argv: list[str]) -> int | None:
         return None  # a damaged record is a miss: the full path answers and replaces it
 
 
-def _speculate_project(argv: list[str]) -> Run | None:
+def _speculate_project(argv: list[str]) -> Run | LockCheck | None:
     """``uv lock`` of the project as it is, started before the heavy imports for the project lock to take
     (:func:`glmcompat.ops.projectspec.start_early`), or None. Never fails the run."""
     try:

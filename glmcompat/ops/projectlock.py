@@ -374,7 +374,7 @@ def lock_project(facts: Facts, pyproject: Path, req: ProjectLockRequest, *, dry_
 
 def lock_project_recorded(facts: Facts, pyproject: Path, req: ProjectLockRequest, *, dry_run: bool = False,
                           check_only: bool = False, index: ClientFactory | None = None, source: Source | None = None,
-                          quiet: bool = False, spec: projectspec.Run | None = None
+                          quiet: bool = False, spec: projectspec.Run | projectspec.LockCheck | None = None
                           ) -> tuple[ProjectLockResult, NoopRecord | None]:
     """:func:`lock_project`, and what a run that changed nothing read (a
     :class:`~glmcompat.ops.lockgen.NoopRecord`, for the start-up path :mod:`glmcompat.cli.fastlock`), else None.
@@ -391,7 +391,7 @@ def lock_project_recorded(facts: Facts, pyproject: Path, req: ProjectLockRequest
         own = None if spec is not None or dry_run or check_only else projectspec.start(project.pyproject, req.index)
         try:
             result = _lock_project(facts, project, req, machine, python, dry_run=dry_run, check_only=check_only,
-                                   index=index, source=source, quiet=quiet, spec=spec or own)
+                                   index=index, source=source, quiet=quiet, early=spec or own)
         finally:
             if own is not None:
                 own.discard()
@@ -413,7 +413,7 @@ def lock_project_recorded(facts: Facts, pyproject: Path, req: ProjectLockRequest
 
 def _lock_project(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, machine: str, python: str, *,
                   dry_run: bool, check_only: bool, index: ClientFactory | None, source: Source | None,
-                  quiet: bool, spec: projectspec.Run | None = None) -> ProjectLockResult:
+                  quiet: bool, early: projectspec.Run | projectspec.LockCheck | None = None) -> ProjectLockResult:
     pyproject = project.pyproject
     lock = project.root / "uv.lock"
     reqs, notes = project_requirements(project, python, machine)
@@ -424,8 +424,11 @@ def _lock_project(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, 
     if not reqs and not extra:
         result.warnings.append("the project uses no package of the coupled core "
                                f"({', '.join(CORE)}): nothing for glmcompat to constrain")
+    # each the caller's to discard: the entry point's uv lock --check in a locked project, else its run
+    checked = early if isinstance(early, projectspec.LockCheck) else None
+    spec = early if isinstance(early, projectspec.Run) else None
     if not req.upgrade and not dry_run:
-        kept = _as_is(facts, project, req, machine, result, check_only)
+        kept = _as_is(facts, project, req, machine, result, check_only, checked)
         if kept is not None:
             return kept
     predicted: projectspec.Run | None = None
@@ -540,18 +543,21 @@ def _written_core(project: pp.UvProject) -> Core | None:
 
 
 def _as_is(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, machine: str, result: ProjectLockResult,
-           check_only: bool) -> ProjectLockResult | None:
+           check_only: bool, checked: projectspec.LockCheck | None = None) -> ProjectLockResult | None:
     """Least change, without resolving: where pyproject.toml already holds glmcompat's core, `uv lock` (``--check``
     with ``check_only``) under it succeeds, and the uv.lock it leaves passes the check for every target with every
     core package in it pinned by those lines, there is nothing to change. None otherwise (the lock as it was
-    restored): the full path resolves."""
+    restored): the full path resolves. ``checked``: the ``uv lock --check`` the entry point started in the project
+    (:class:`glmcompat.ops.projectspec.LockCheck`); where it confirms the files as they are, `uv lock` would leave the lock
+    byte for byte as it is, so it is not run again (issue 39: a fresh clone's uv then ran beside the imports)."""
     core = _written_core(project)
     lock = project.root / "uv.lock"
     if core is None or not lock.is_file():
         return None
     old_lock = lock.read_bytes()
     if check_only:
-        if _uv(["lock", "--check"], project.root, req.index).returncode != 0:
+        if not (checked is not None and checked.confirms(project.root, projectspec.uv_env(req.index))) and _uv(
+                ["lock", "--check"], project.root, req.index).returncode != 0:
             return None
         return _judged_as_is(facts, project, req, machine, result, core, old_lock, None)
     with _Held(project.pyproject, project.root):
@@ -559,8 +565,9 @@ def _as_is(facts: Facts, project: pp.UvProject, req: ProjectLockRequest, machine
             return None  # changed meanwhile: the full path says so
         mode = lock.stat().st_mode & 0o7777
         try:
-            p = _uv(["lock"], project.root, req.index)
-            kept = _judged_as_is(facts, project, req, machine, result, core, old_lock, mode) if p.returncode == 0 else None
+            current = checked is not None and checked.confirms(project.root, projectspec.uv_env(req.index))
+            ok = current or _uv(["lock"], project.root, req.index).returncode == 0
+            kept = _judged_as_is(facts, project, req, machine, result, core, old_lock, mode) if ok else None
         except BaseException:
             _restore(lock, old_lock, mode)
             raise

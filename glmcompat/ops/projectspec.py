@@ -179,14 +179,14 @@ _NOT_EARLY = ("--index-url", "--no-cache", "--project", "--dry-run", "--check", 
 _VALUED = ("--target", "--platform", "--model", "--python", "--color", "--driver", "--glibc")
 
 
-def start_early(argv: list[str]) -> Run | None:
+def start_early(argv: list[str]) -> Run | LockCheck | None:
     """Before the command's heavy imports, for ``glmcompat lock ARGV`` in a project found from the working directory
     with no option that changes what uv is asked (the index, a project or requirements file named, a dry run or a
     check): the ``uv lock`` the lock most likely takes, returned to the caller, which hands it to the command and
     discards it when the run ends, taken or not -- where the shipped table guesses the pyproject.toml the lock writes
     (:func:`glmcompat.ops.projectguess.guess`), a run on that one (:func:`start_predicted`, marked ``guessed``: the
-    command takes it as its predicted run), else :func:`start` on the nearest pyproject.toml as it is. None where
-    nothing fits; never fails."""
+    command takes it as its predicted run), else :func:`start` on the nearest pyproject.toml as it is (a locked
+    project's: :class:`LockCheck`). None where nothing fits; never fails."""
     try:
         prev = ""
         for a in argv:
@@ -205,7 +205,10 @@ def start_early(argv: list[str]) -> Run | None:
         if run is not None:
             run.guessed = True
             return run
-        return start(Path(d) / "pyproject.toml", None)
+        root = Path(d)
+        if "--upgrade" in argv and (root / "uv.lock").is_file() and _REFUSED[0] in (root / "pyproject.toml").read_bytes():
+            return None  # a locked project's: --upgrade resolves again, so the lock as it is is not asked about
+        return start(root / "pyproject.toml", None)
     except Exception:
         return None
 
@@ -223,15 +226,74 @@ def _root_files(root: Path, pyproject: bytes, uvlock: bytes | None) -> dict[str,
     return files
 
 
-def start(pyproject: Path, index: IndexOptions | None) -> Run | None:
+def start(pyproject: Path, index: IndexOptions | None) -> Run | LockCheck | None:
     """``uv lock`` of the project whose root pyproject.toml is ``pyproject``, as it is, in a private copy; None
     where it is off, where the project is one a copy might lock otherwise (a workspace, ``[tool.uv.sources]``,
-    dynamic metadata) or already holds glmcompat's lines beside a uv.lock (the lock then starts from them: uv runs in
-    place, :func:`glmcompat.ops.projectlock._as_is`), or where uv cannot start. Never fails. (glmcompat's lines
-    without a uv.lock -- a project committed without its lock -- are the likeliest answer itself: the run then asks
-    exactly the question the lock asks where the core stays, and :func:`settle` takes its lock as it is.)"""
+    dynamic metadata), or where uv cannot start. Never fails. A project that already holds glmcompat's lines beside
+    a uv.lock (a clone of a locked project) starts from them, uv in place (:func:`glmcompat.ops.projectlock._as_is`):
+    for it, :func:`check` instead (``uv lock --check`` in place, which writes nothing). (glmcompat's lines without a
+    uv.lock -- a project committed without its lock -- are the likeliest answer itself: the run then asks exactly the
+    question the lock asks where the core stays, and :func:`settle` takes its lock as it is.)"""
     root = pyproject.parent
-    return _start(root, None, _REFUSED if (root / "uv.lock").is_file() else _REFUSED[1:], index)
+    if (root / "uv.lock").is_file():
+        try:
+            if _REFUSED[0] in (root / "pyproject.toml").read_bytes():
+                return check(root, index)
+        except OSError:
+            return None
+    return _start(root, None, _REFUSED[1:], index)
+
+
+class LockCheck:
+    """``uv lock --check`` in the project itself (issue 39: a fresh clone of a locked project), started before the
+    command's imports: it writes nothing (uv's cache aside), and where it passes, ``uv lock`` there leaves uv.lock
+    byte for byte as it is (uv's own definition of ``--check``), so :func:`glmcompat.ops.projectlock._as_is` need not
+    run it after the matrix loads. ``files``: the project root's files uv reads (as :func:`_root_files` names them),
+    read before uv started; :meth:`confirms` holds only where they are the same bytes after it exited."""
+
+    guessed = False  # never a run on a guessed pyproject.toml (:func:`start_early`'s callers read it of either kind)
+
+    def __init__(self, root: Path, files: Mapping[str, bytes], env: dict[str, str]) -> None:
+        self.root, self.files, self.env = os.path.realpath(root), dict(files), env
+        self.proc: subprocess.Popen[bytes] | None = subprocess.Popen(
+            [uv_binary(), "lock", "--check"], cwd=root, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, start_new_session=True)
+
+    def confirms(self, root: Path, env: Mapping[str, str]) -> bool:
+        """Whether uv said the lock of ``root`` is current (waits for it), asked in ``env``, of the files ``root``
+        holds now (the same bytes before uv started and now)."""
+        if self.proc is None or os.path.realpath(root) != self.root or dict(env) != self.env or self.proc.wait() != 0:
+            return False
+        try:
+            return _root_files(root, (root / "pyproject.toml").read_bytes(), (root / "uv.lock").read_bytes()) == self.files
+        except OSError:
+            return False
+
+    def discard(self) -> None:
+        """Stop uv (its whole process group) where it still runs (again: nothing more)."""
+        p = self.proc
+        if p is not None and p.poll() is None:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except OSError:
+                p.kill()
+            p.wait()
+
+
+def check(root: Path, index: IndexOptions | None) -> LockCheck | None:
+    """:class:`LockCheck` of the project at ``root`` (glmcompat's lines beside a uv.lock); None where it is off, where
+    the project is one whose files besides the root's uv reads (a workspace, ``[tool.uv.sources]``, dynamic
+    metadata: those are not compared), or where uv cannot start. Never fails."""
+    if os.environ.get(OFF_ENV) or os.name != "posix":
+        return None
+    try:
+        data = (root / "pyproject.toml").read_bytes()
+        if any(word in data for word in _REFUSED[1:]):
+            return None
+        files = _root_files(root, data, (root / "uv.lock").read_bytes())
+        return LockCheck(root, files, uv_env(index)) if files is not None else None
+    except Exception:
+        return None
 
 
 def start_predicted(root: Path, predicted: bytes | None, index: IndexOptions | None) -> Run | None:

@@ -13,7 +13,7 @@ from glmcompat.edges.index import IndexOptions
 from glmcompat.edges.sources import RecordedSource
 from glmcompat.matrix.load import load_facts
 from glmcompat.ops import projectspec
-from glmcompat.ops.projectlock import lock_project
+from glmcompat.ops.projectlock import lock_project, lock_project_recorded
 from glmcompat.ops.speculate import OFF_ENV, UV_PREFIX
 from tests.ops import test_projectlock as base
 from tests.ops.test_projectlock import REQ, make_project
@@ -138,16 +138,27 @@ def test_a_lock_uv_does_not_confirm_is_put_back(tmp_path, facts, src, local_inde
     '[project]\nname = "x"\n\n[tool.uv]  # glmcompat lock\nconstraint-dependencies = [  # glmcompat lock\n'
     '    "torch==2.9.1",  # glmcompat lock\n]\n',
 ], ids=["workspace", "sources", "dynamic", "ours"])
-def test_no_speculation_where_a_copy_may_lock_otherwise(tmp_path, text):
-    """A workspace, path sources, dynamic metadata, or glmcompat's own lines beside a uv.lock (the lock starts from
-    them, uv in place): no uv is started."""
+def test_no_speculation_where_a_copy_may_lock_otherwise(tmp_path, text, monkeypatch):
+    """A workspace, path sources, dynamic metadata: no uv is started. glmcompat's own lines beside a uv.lock (the lock
+    starts from them, uv in place): no private copy, only `uv lock --check` in the project itself."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
     p = tmp_path / "pyproject.toml"
     p.write_text(text)
     (tmp_path / "uv.lock").write_text("version = 1\n")
+    got = projectspec.start(p, IndexOptions())
+    if "# glmcompat lock" in text:
+        assert isinstance(got, projectspec.LockCheck) and got.files == {"pyproject.toml": p.read_bytes(),
+                                                                    "uv.lock": b"version = 1\n"}
+        assert not got.confirms(tmp_path, projectspec.uv_env(IndexOptions()))  # uv refuses that lock
+        got.discard()
+        got.discard()  # twice: nothing more
+        assert (tmp_path / "uv.lock").read_text() == "version = 1\n"
+        assert not [q for q in tmp_path.iterdir() if q.name.startswith(UV_PREFIX)]
+        return
+    assert got is None
+    assert projectspec.check(tmp_path, IndexOptions()) is None  # nor in place: uv reads files beside the root's
+    (tmp_path / "uv.lock").unlink()
     assert projectspec.start(p, IndexOptions()) is None
-    if "# glmcompat lock" not in text:
-        (tmp_path / "uv.lock").unlink()
-        assert projectspec.start(p, IndexOptions()) is None
 
 
 def test_glmcompat_lines_without_a_lock_are_the_question_itself(tmp_path, monkeypatch):
@@ -187,6 +198,24 @@ def test_the_entry_point_starts_nothing_for_another_question(tmp_path, monkeypat
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\ndependencies = ["torch"]\n')
     monkeypatch.chdir(tmp_path)
     assert projectspec.start_early(argv) is None
+
+
+def test_the_entry_point_checks_a_locked_project_in_place(tmp_path, monkeypatch):
+    """glmcompat's lines beside a uv.lock: `uv lock --check` in the project itself, unless --upgrade (which resolves
+    again whatever the lock holds)."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\ndependencies = []\n\n[tool.uv]  # glmcompat lock\n'
+                                             'constraint-dependencies = [  # glmcompat lock\n]\n')
+    (tmp_path / "uv.lock").write_text("version = 1\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    assert projectspec.start_early(["--target", "sm120", "--upgrade"]) is None
+    run = projectspec.start_early(["--target", "sm120", "-q"])
+    try:
+        assert isinstance(run, projectspec.LockCheck) and run.root == str(tmp_path.resolve())
+    finally:
+        if run is not None:
+            run.discard()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pyproject.toml", "uv.lock"]
 
 
 def test_the_entry_point_starts_the_run_it_hands_over(tmp_path, monkeypatch):
@@ -374,3 +403,88 @@ def test_packages_of_the_fixture_locks() -> None:
     for lock in locks:
         data = lock.read_bytes()
         assert projectspec.packages(data) == _by_expression(data), lock
+
+
+def _uv_runs(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The arguments of each uv the lock runs in place from now on (the real runs, recorded)."""
+    from glmcompat.ops import projectlock
+
+    ran: list[list[str]] = []
+    real = projectlock._uv
+
+    def recorded(args: list[str], *rest: Any, **kw: Any) -> Any:
+        ran.append(list(args))
+        return real(args, *rest, **kw)
+
+    monkeypatch.setattr(projectlock, "_uv", recorded)
+    return ran
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("deps", [HELD, CHANGED], ids=["held", "changed"])
+def test_a_fresh_clone_confirmed_by_the_early_check_is_judged_as_is(tmp_path, facts, src, local_index, monkeypatch,
+                                                                    deps):
+    """A clone of a locked project (its pyproject.toml with glmcompat's lines and its uv.lock, as committed): the
+    `uv lock --check` started at once confirms the lock, so no `uv lock` runs after the matrix loads, and the answer
+    and the files are those of a run without it (uv lock in place), byte for byte."""
+    locked = make_project(tmp_path / "first" / "bench", *deps)
+    lock_project(facts, locked, REQ, source=src, quiet=True)
+    committed = _files(locked.parent)
+    answers, trees, runs = [], [], []
+    ran = _uv_runs(monkeypatch)
+    for side in ("early", "in-place"):
+        clone = tmp_path / side / "bench"
+        clone.mkdir(parents=True)
+        for name, data in committed.items():
+            (clone / name).write_bytes(data)
+        before = len(ran)
+        if side == "in-place":
+            monkeypatch.setenv(OFF_ENV, "1")  # nor the library's own check: uv locks in place, as before
+        early = projectspec.start(clone / "pyproject.toml", REQ.index) if side == "early" else None
+        try:
+            assert (early is not None) == (side == "early")
+            result, _ = lock_project_recorded(facts, clone / "pyproject.toml", REQ, source=src, quiet=True, spec=early)
+        finally:
+            if early is not None:
+                early.discard()
+        answers.append((result.core, result.verdicts, result.warnings, result.written))
+        trees.append(_files(clone))
+        runs.append(ran[before:])
+    assert answers[0] == answers[1] and answers[0][3] == [] and answers[0][1]
+    assert trees[0] == trees[1] == committed
+    assert runs == [[], [["lock"]]]
+
+
+@pytest.mark.slow
+def test_the_early_check_is_taken_only_for_the_files_it_read(tmp_path, facts, src, local_index, monkeypatch):
+    """uv's `--check` speaks of the files it read: changed since (here: the pyproject.toml gains a comment, uv.lock
+    still current), asked in another environment, or of a lock uv would change (a dependency dropped), it confirms
+    nothing, and the lock runs `uv lock` in place as before."""
+    locked = make_project(tmp_path / "bench", *HELD)
+    lock_project(facts, locked, REQ, source=src, quiet=True)
+    root, env = locked.parent, projectspec.uv_env(REQ.index)
+    early = projectspec.check(root, REQ.index)
+    assert early is not None
+    try:
+        assert early.confirms(root, env) and early.confirms(root, env)
+        assert not early.confirms(root, {**env, "UV_EXCLUDE_NEWER": "2020-01-01T00:00:00Z"})
+        assert not early.confirms(tmp_path, env)
+        text = locked.read_bytes()
+        locked.write_bytes(text + b"# a comment\n")
+        assert not early.confirms(root, env)
+        locked.write_bytes(text)
+        assert early.confirms(root, env)
+    finally:
+        early.discard()
+    locked.write_bytes(text.replace(b'    "numpy",\n', b"", 1))
+    before = (root / "uv.lock").read_bytes()
+    stale = projectspec.check(root, REQ.index)
+    assert stale is not None
+    try:
+        assert not stale.confirms(root, env)  # the lock's project still needs numpy: uv would change it
+        ran = _uv_runs(monkeypatch)
+        result, _ = lock_project_recorded(facts, locked, REQ, source=src, quiet=True, spec=stale)
+    finally:
+        stale.discard()
+    assert ["lock"] in ran and str(root / "uv.lock") in result.written
+    assert (root / "uv.lock").read_bytes() != before and b'name = "numpy"' in before

@@ -19,7 +19,7 @@ from glmcompat.model.platforms import PLATFORM_NAME, products_on, target_platfor
 
 if TYPE_CHECKING:  # pragma: no cover
     from glmcompat.matrix.rows import Target
-    from glmcompat.ops.projectspec import Run
+    from glmcompat.ops.projectspec import LockCheck, Run
     from glmcompat.ops.speculate import Speculation
 
 
@@ -51,7 +51,7 @@ def build_parser() -> Any:
 
 
 def main(name: str, argv: Sequence[str], *, out: TextIO | None = None, err: TextIO | None = None,
-         spec: Speculation | None = None, early: Run | None = None) -> int:
+         spec: Speculation | None = None, early: Run | LockCheck | None = None) -> int:
     """``glmcompat lock ARGV``, its answer written to ``out`` and its errors to ``err`` (default: the process's
     stdout and stderr; :func:`glmcompat.cli.fastlock.record` passes streams that keep what is written); ``spec``: the
     speculative uv the entry point started before the heavy imports (:func:`glmcompat.ops.speculate.start_early`);

@@ -69,7 +69,7 @@ def _client_for(options: IndexOptions) -> Any:
 
 
 def run_project(args: Any, mode: tuple[str, Path], *, out: TextIO | None = None, err: TextIO | None = None,
-                early: projectspec.Run | None = None) -> int:
+                early: projectspec.Run | projectspec.LockCheck | None = None) -> int:
     """Lock the project or requirements.in ``mode`` names; the answer on ``out``, errors on ``err`` (default: the
     process's stdout and stderr). A project lock takes ``early``, the speculative ``uv lock`` the entry point started
     (:func:`glmcompat.ops.projectspec.start_early`), else starts it first, before the matrix loads; it is discarded
@@ -89,7 +89,7 @@ def run_project(args: Any, mode: tuple[str, Path], *, out: TextIO | None = None,
 
 
 def _run_project(args: Any, mode: tuple[str, Path], out: TextIO | None, err: TextIO | None,
-                 spec: projectspec.Run | None) -> int:
+                 spec: projectspec.Run | projectspec.LockCheck | None) -> int:
     if args.out or args.with_ or args.force:
         raise InputError("--out, --with and --force are for the curated stacks (--stack); in a project, add the "
                          "requirement to its pyproject.toml")
