@@ -15,8 +15,9 @@ from collections.abc import Callable, Mapping
 from glmcompat.decide.logenv import Env
 from glmcompat.decide.logenv import shown as _shown
 from glmcompat.decide.cudacauses import named_gpu
+from glmcompat.decide.cudacauses import torch_cuda as cuda_of_torch
 from glmcompat.matrix.view import Facts
-from glmcompat.model.names import canonicalize, local_cuda
+from glmcompat.model.names import canonicalize
 from glmcompat.model.signatures import Hit
 
 Cause = tuple[str, str]
@@ -174,11 +175,11 @@ def _fa_build_cuda(h: Hit, env: Env, facts: Facts) -> Cause | None:
     g = h.groups
     need = g.get("need", "") or g.get("ext_need", "")
     nvcc = env.cuda.get("nvcc", "")
-    torch_cuda = env.cuda.get("torch_cuda", "") or local_cuda(env.version("torch") or "") or ""
+    torch_cuda = cuda_of_torch(env, facts)
     have = f"the nvcc it found (CUDA_HOME, else PATH) is CUDA {nvcc}" if nvcc else \
         "the nvcc it found (CUDA_HOME, else PATH) is older"
     built = f" (torch is built for CUDA {torch_cuda})" if torch_cuda else ""
-    fits = torch_cuda and need and _at_least(torch_cuda, need)
+    fits = torch_cuda and need and at_least(torch_cuda, need)
     toolkit = f"the CUDA {torch_cuda} toolkit (torch's own CUDA)" if fits else \
         f"a CUDA toolkit >= {need} of torch's CUDA major{' (' + torch_cuda + ')' if torch_cuda else ''}"
     if "fa3" in g:  # FlashAttention-3 (hopper/): built from source only, with the nvcc on CUDA_HOME
@@ -198,7 +199,7 @@ def _fa_build_cuda(h: Hit, env: Env, facts: Facts) -> Cause | None:
             f"{toolkit} and rebuild with pip install flash-attn --no-build-isolation")
 
 
-def _at_least(have: str, need: str) -> bool:
+def at_least(have: str, need: str) -> bool:
     """Whether CUDA release ``have`` (12.4) is at least ``need`` (12.3, 11)."""
     def key(v: str) -> tuple[int, ...]:
         return tuple(int(x) for x in v.split(".") if x.isdigit())
