@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from glmcompat.decide.logenv import Env
 from glmcompat.decide.logenv import shown as _shown
 from glmcompat.decide.cudacauses import named_gpu
+from glmcompat.decide.cudacauses import torch_cuda as cuda_of_torch
 from glmcompat.matrix.view import Facts
 from glmcompat.model.names import canonicalize
 from glmcompat.model.signatures import Hit
@@ -169,16 +170,40 @@ def _needs_newer(h: Hit, env: Env, facts: Facts) -> Cause | None:
 
 
 def _fa_build_cuda(h: Hit, env: Env, facts: Facts) -> Cause | None:
-    """flash-attn-build-cuda-too-old: the CUDA it needs, and the toolkit the log shows (nvcc -V)."""
-    need = h.groups.get("need", "")
+    """flash-attn-build-cuda-too-old: the CUDA it needs, and the toolkit the log shows (nvcc -V); FlashAttention-3's
+    hopper/setup.py and flash-attn's csrc/ extensions in their own words."""
+    g = h.groups
+    need = g.get("need", "") or g.get("ext_need", "")
     nvcc = env.cuda.get("nvcc", "")
-    torch_cuda = env.cuda.get("torch_cuda", "")
-    have = f"the CUDA toolkit it found is {nvcc}" if nvcc else "the nvcc it found (CUDA_HOME, else PATH) is older"
+    torch_cuda = cuda_of_torch(env, facts)
+    have = f"the nvcc it found (CUDA_HOME, else PATH) is CUDA {nvcc}" if nvcc else \
+        "the nvcc it found (CUDA_HOME, else PATH) is older"
+    built = f" (torch is built for CUDA {torch_cuda})" if torch_cuda else ""
+    fits = torch_cuda and need and at_least(torch_cuda, need)
+    toolkit = f"the CUDA {torch_cuda} toolkit (torch's own CUDA)" if fits else \
+        f"a CUDA toolkit >= {need} of torch's CUDA major{' (' + torch_cuda + ')' if torch_cuda else ''}"
+    if "fa3" in g:  # FlashAttention-3 (hopper/): built from source only, with the nvcc on CUDA_HOME
+        return (f"FlashAttention-3's setup.py (flash-attention's hopper/ directory) compiles its Hopper kernels with the "
+                f"nvcc it finds and refuses a CUDA toolkit older than {need}; {have}{built}",
+                f"install {toolkit} or CUDA 12.8, which FlashAttention-3's README recommends; put its nvcc first "
+                "(CUDA_HOME=/usr/local/cuda-X.Y and $CUDA_HOME/bin first on PATH, so that nvcc -V prints that release) "
+                "and rerun the build in hopper/ (python setup.py install)")
+    if "fa_ext" in g:  # one of flash-attn's optional csrc/ extensions, built from its own directory
+        return (f"flash-attn's {g['fa_ext']} extension (its csrc/ directory) compiles with the nvcc it finds and refuses a "
+                f"CUDA toolkit older than {need}; {have}{built}",
+                f"install {toolkit}, set CUDA_HOME to it and rebuild the extension in its csrc/ directory "
+                "(pip install . --no-build-isolation)")
     return (f"flash-attn's setup.py compiles its CUDA extension with the local CUDA toolkit and needs CUDA {need} or "
-            f"newer; {have}" + (f" (torch is built for CUDA {torch_cuda})" if torch_cuda else ""),
-            f"install flash-attn's prebuilt wheel for this torch and CUDA (no compiler needed), or set CUDA_HOME to a CUDA "
-            f"toolkit >= {need} of torch's CUDA major{' (' + torch_cuda + ')' if torch_cuda else ''} and rebuild with "
-            "pip install flash-attn --no-build-isolation")
+            f"newer; {have}{built}",
+            f"install flash-attn's prebuilt wheel for this torch and CUDA (no compiler needed), or set CUDA_HOME to "
+            f"{toolkit} and rebuild with pip install flash-attn --no-build-isolation")
+
+
+def at_least(have: str, need: str) -> bool:
+    """Whether CUDA release ``have`` (12.4) is at least ``need`` (12.3, 11)."""
+    def key(v: str) -> tuple[int, ...]:
+        return tuple(int(x) for x in v.split(".") if x.isdigit())
+    return key(have) >= key(need)
 
 
 def _deepgemm(h: Hit, env: Env, facts: Facts) -> Cause | None:
@@ -389,6 +414,8 @@ def _capability(h: Hit, env: Env, facts: Facts) -> Cause | None:
 def _cuda_for_kernel(h: Hit, env: Env, facts: Facts) -> Cause | None:
     """cuda-too-old-for-kernel: the CUDA the kernel needs and the one found (the line's, else the log's toolkit)."""
     g = h.groups
+    if "fi_moe_w" in g or "fi_moe_w8" in g:
+        return _fi_moe_fp4(g, env)
     need = _first(g, "need", "need2", "need3", "need4", "need5")
     have = _first(g, "have2", "have3", "have4") or env.cuda.get("nvcc", "") or env.cuda.get("torch_cuda", "")
     if not need:
@@ -398,6 +425,25 @@ def _cuda_for_kernel(h: Hit, env: Env, facts: Facts) -> Cause | None:
             f"{'is ' + have if have else '(the nvcc on CUDA_HOME, else torch.version.cuda) is older'}",
             f"point CUDA_HOME at a CUDA toolkit >= {need} of torch's CUDA major, or install the torch build for CUDA "
             f">= {need} (PyTorch's cu{need.replace('.', '') if '.' in need else need + '0'} index or newer)")
+
+
+def _fi_moe_fp4(g: Mapping[str, str], env: Env) -> Cause:
+    """cuda-too-old-for-kernel for FlashInfer's CUTLASS fused MoE asked for FP4 weights it was compiled without: its JIT
+    passes -DENABLE_FP4 to the Hopper (SM90) module only where the CUDA it finds is 12.8 or newer."""
+    act, weight = g.get("fi_moe_act") or g.get("fi_moe_act8", ""), g.get("fi_moe_w") or g.get("fi_moe_w8", "")
+    fmt = "NVFP4 or MXFP4 (packed as int64)" if weight in ("int64", "Long") else "MXFP4 (packed as uint8)"
+    have = env.cuda.get("nvcc", "") or env.cuda.get("torch_cuda", "")
+    found = f"the CUDA it found is {have}" if have else \
+        "the CUDA it found (the nvcc on CUDA_HOME, else torch.version.cuda) is older"
+    return (f"FlashInfer's CUTLASS fused MoE has no kernel for {fmt} weights with {act} activations: those kernels are "
+            "compiled only with FP4 enabled, which FlashInfer's JIT does for Hopper (SM90) only with CUDA 12.8 or newer, "
+            f"and {found}, so its fused_moe module was built without FP4 (on an Ada SM89 GPU FlashInfer never builds FP4 "
+            "MoE kernels)",
+            "install CUDA toolkit 12.8 or newer of torch's CUDA major (12.8 or 12.9 for a cu12 torch), point CUDA_HOME "
+            "at it, and remove "
+            "FlashInfer's JIT cache (~/.cache/flashinfer) so fused_moe is rebuilt with FP4; or install flashinfer-jit-cache "
+            "of the installed flashinfer-python release built for cu128 or cu129 (its prebuilt modules have FP4); on an "
+            "SM89 GPU, choose a MoE backend other than FlashInfer's CUTLASS one")
 
 
 def _tgi_kernels(h: Hit, env: Env, facts: Facts) -> Cause | None:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 from glmcompat.decide.cudacauses import CUDA_BUILDERS, cudart_release, named_gpu, torch_cuda
+from glmcompat.decide.enginecauses import at_least
 from glmcompat.decide.logenv import Env
 from glmcompat.decide.logenv import shown as _shown
 from glmcompat.matrix.view import Facts
@@ -657,9 +658,13 @@ def _build_cuda(h: Hit, env: Env, facts: Facts) -> Cause | None:
     if not (need and pkg):
         return None
     nvcc = env.cuda.get("nvcc", "")
+    built = torch_cuda(env, facts)
+    fits = bool(built) and at_least(built, need)
+    toolkit = f"the CUDA {built} toolkit (torch's own CUDA)" if fits else f"a CUDA toolkit >= {need} of torch's CUDA major"
     return (f"{pkg}'s setup.py builds its CUDA extension with the nvcc it finds (CUDA_HOME, else PATH) and refuses a "
-            f"CUDA toolkit older than {need}{': the toolkit found is ' + nvcc if nvcc else ''}",
-            f"point CUDA_HOME at a CUDA toolkit >= {need} of torch's CUDA major, or install the prebuilt {pkg} wheel for "
+            f"CUDA toolkit older than {need}{': the toolkit found is ' + nvcc if nvcc else ''}"
+            + (f" (torch is built for CUDA {built})" if built else ""),
+            f"point CUDA_HOME at {toolkit}, so that nvcc -V prints {built if fits else need + ' or newer'}, or install the prebuilt {pkg} wheel for "
             "the installed torch and CUDA")
 
 

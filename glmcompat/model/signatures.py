@@ -1647,6 +1647,11 @@ def _commented(call: str, text: str) -> re.Match[str] | None:
 
 
 _PRINTED_VALUE = re.compile(r"['\"]?[\w.+-]{1,60}['\"]?")
+# the line the setup.py of flash-attn, FlashAttention-3, causal-conv1d and mamba-ssm prints before its CUDA checks
+# (Dao-AILab/flash-attention tag v2.8.3 setup.py and hopper/setup.py:392, Dao-AILab/causal-conv1d tag v1.2.0 setup.py:89:
+# print("\n\ntorch.__version__  = {}\n\n".format(torch.__version__))): the torch the build is for
+_SETUP_TORCH = re.compile(r"\s{0,8}torch\.__version__  = (?P<v>\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:[a-z]{1,5}\d{0,12})?"
+                          r"(?:\+[\w.]{1,30})?)\s{0,4}$")
 _PRINTED_VERSION = re.compile(r"\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:[a-z]{1,5}\d{0,12})?(?:\+[\w.]{1,30})?")
 _FROM_LINE = re.compile(r"^\s{0,8}from (?P<v>[A-Za-z_][\w.]{0,200})\s{0,4}$")
 _DIST_NAME = re.compile(_DISTS)
@@ -1833,6 +1838,8 @@ class LogContext:
             self.notes["avail_said"] = a.group(0)
         if self.printing or "__version__" in line or "is_available()" in line or "print(" in line or "torch.version." in line:
             self._printed(line)
+        if "torch.__version__  = " in line and (t := _SETUP_TORCH.match(line)) is not None:
+            self._version("torch", t.group("v"))  # fix-u: a CUDA extension's setup.py printing the torch it builds for
         if ("available" in line or "Available" in line) and "(" not in line and not line.lstrip().startswith(_CODE_HEAD) \
                 and (a := _ONE_LINE_AVAIL.search(line)) is not None:
             if (t := _ONE_LINE_TORCH.search(line)) is not None:
