@@ -1356,6 +1356,13 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     # the first chain of any class of the error ("  - pytorch-cuda=12.4 -> cuda-cudart"), conda 4.4's "in conflict" list
     ("conda_spec", r"^\s{0,8}- (?P<v>[\w.=<>!*-]{1,80}) -> \S"),
     ("conda_python", r"Your python: python=?=?(?P<v>\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)"),
+    # fix-w: nixpkgs' pythonRuntimeDepsCheckHook names each wheel it checks before the check's lines
+    # (pkgs/development/interpreters/python/hooks/python-runtime-deps-check-hook.sh: "Checking runtime dependencies for
+    # $(basename $wheel)"); and the first problem libsolv reports of a package itself (src/problems.c
+    # solver_problemruleinfo2str: "package <build> is excluded by strict repo priority", "... is not installable", ...)
+    ("nix_wheel", r"Checking runtime dependencies for (?P<v>[^\s/]{1,300}\.whl)"),
+    ("conda_excluded", r"^\s{0,8}- (?:package )?(?P<v>[A-Za-z0-9_][^\s,]{0,200} (?:is excluded by strict repo priority|is not "
+                       r"installable|does not have a compatible architecture|is disabled|can only be installed by a direct request))"),
     # pip's Requires-Python report of several packages (src/pip/_internal/resolution/resolvelib/factory.py
     # _report_requires_python_error: "Packages require a different Python. <version> not in:", then one
     # "'<specifier>' (required by <package>)" line each): the interpreter's version, read where a line names a package
@@ -1497,7 +1504,8 @@ _NOTE_WORD_LIST = (
     "currently using", "-lcuda", "failed: ", "triton", "-packages", "python3", "asynchronously", "torch_use_",
     "no cuda runtime", "nvcc", "custom c++ ops", "inductor", ".tar.gz", "geforce", "tesla ", "quadro ", "capabilit",
     "native library", "macos", "darwin", "mac os", "python version:", "python platform:", "(python 3", ".register(",
-    "constructor, destructor", "_get_cuda_arch_flags", "executing phase", "cudart_stub",
+    "constructor, destructor", "_get_cuda_arch_flags", "executing phase", "cudart_stub", "strict repo priority",
+    "compatible architecture", " is disabled",
 )
 _NOTE_WORDS = re.compile("(?i)" + "|".join([_literal_trie(_NOTE_WORD_LIST), r"^\s{0,16}module named",
                                              r"^\s{0,4}python 3", r"^\s{0,8}[`'\"\u2018\u201c]?_z"]))
