@@ -1507,7 +1507,11 @@ def _resolution(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     words = {canonicalize(w) for w in re.findall(r"[A-Za-z][\w.-]{0,60}", because)}
     if not causes and not because and (built := _torch_builds(h.groups.get("ri_what", ""), tracked, env)) is not None:
         return built
-    if not any(_in_stack(n, tracked) for n in named | words):
+    # fix-w: a conflict of packages outside the stack where pip's causes show two requirements of one package (pip
+    # installed nothing: the install failed, no side note)
+    reqs = [*asked, *(r for _, r in needs)]
+    twice = any(sum(_req_name(x) == _req_name(r) for x in reqs) > 1 for r in reqs)
+    if not any(_in_stack(n, tracked) for n in named | words) and not twice:
         return None
     if because and not causes:
         # fix-o: the derivation's later steps, where the log keeps them: the requirements that cannot hold together, and

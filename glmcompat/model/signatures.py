@@ -1008,6 +1008,12 @@ COLLECTED_GROUPS = frozenset({"need", "glibc", "nvcc_version", "nvcc_include", "
                               "rv_pa", "rv_where",
                               # fix-p: torch's unsupported-GPU warning without its head, its arch list and GPU a line each
                               "cubin_list", "cubin_gpu", "too_old"})
+# fix-w: the installers' reports that no traceback of theirs follows (pip's resolver failure: logger.critical of
+# "Cannot install ..." and the cause list, then base_command's "ERROR: ResolutionImpossible: ..." line for the
+# DistributionNotFound it catches, pypa/pip tag 23.2.1 src/pip/_internal/resolution/resolvelib/factory.py
+# get_installation_error and src/pip/_internal/cli/base_command.py _main): the frames after one are another run's, and
+# name no package of it
+UNFRAMED = frozenset({"pip-resolution-impossible"})
 WINDOW = 40  # lines before a match searched for the package it belongs to (a traceback's frames)
 # a traceback's frame line, whatever file it names (an installed package's, a user's script, a notebook cell): CPython's
 # traceback.py ('  File "<path>", line N, in <func>'; a Cython module's init frame 'File "pkg/mod.pyx", line N, in init
@@ -1859,7 +1865,9 @@ class LogContext:
         if "dependency conflict" in line or "After October 2020" in line:
             if _PIP_REPORT_HEAD.search(line) is not None:
                 self.notes.setdefault("pip_report", "head")
-        if ("which is " in line or "has requirement " in line) and (pc := _PIP_CONFLICT_LINE.search(line)) is not None:
+        # (fix-w: a line cut after the installed version, its " which is incompatible." lost in the paste, read too)
+        if ("which is " in line or "has requirement " in line or ", but you have " in line) and (
+                pc := _PIP_CONFLICT_LINE.search(line)) is not None:
             if pc.group("err") or (pc.group("verb") == "has requirement" and pc.group("you") == "you'll" and pc.group("inc")):
                 self.notes.setdefault("pip_report", "line")  # pip's own record: its ERROR: line, or pip 10-20.1's install line
             _add_note(self.notes, "pip_conflicts", "\t".join((pc.group("pkg"), pc.group("ver"), pc.group("req").strip(),
@@ -2271,7 +2279,7 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
                         (t for (_, ms), t in zip(reversed(window), reversed(shown), strict=True) if any(o[2] == pkg for o in ms)), ""), pkg)):
                     groups["named_by"] = word  # an earlier line named it by a module alias (flash_attn_gpu): the log's word
                 first[sid] = Hit(sid, sig.cause, sig.remedy, m.group(0), n, 1, groups, sig.source, pkg)
-                if not pkg or pkg in GLUE:  # a message printed before its traceback: the frames that follow name it
+                if (not pkg or pkg in GLUE) and sid not in UNFRAMED:  # a message printed before its traceback: the frames that follow name it
                     pending[sid] = n
                     if not pkg and not groups.keys() & BUILD_STEP_GROUPS:
                         glue[sid] = ""
