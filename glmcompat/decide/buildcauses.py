@@ -666,12 +666,11 @@ def _excluded(build: str, why: str, head: bool, facts: Facts) -> tuple[str, str]
 
 
 def _conda(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
-    if "lp_pkg" in h.groups:
-        return _excluded(h.groups["lp_pkg"], h.groups.get("lp_why", ""), False, facts)
     if any(k in h.groups for k in ("ls_pkg", "ls_both", "ls_cpkg", "lm_pkg")):
         return _libsolv(h, env, facts)
-    if "solver" in h.groups and (noted := env.notes.get("conda_excluded", "")):
-        # the report's head with libsolv's problem of a build itself below it (the first the log shows)
+    if "solver" in h.groups and (noted := env.notes.get("conda_excluded", "")) and "conda_other_problem" not in env.notes:
+        # the report's head with libsolv's problem of a build itself below it (the first the log shows) and no problem
+        # of another rule beside it (that one, where there, is the cause: this a notice of the channels' order)
         build, _, why = noted.partition(" ")
         if (read := _excluded(build, why, h.groups["solver"].startswith("LibMamba"), facts)) is not None:
             return read
@@ -889,7 +888,7 @@ SWEEP_BUILDERS: dict[str, Builder] = {
 SWEEP_DROPPED = {"no-matching-distribution": ("poetry_pkg", "pdm_pkg", "poetry_nf_pkg", "poetry_nf_name"),
                  "pip-resolution-impossible": ("poetry_because", "poetry_dep", "pdm_pkg", "uv_url_pkg", "uv_dep", "ri_caused"),
                  "wheel-not-supported": ("uv_dist", "uv_pkg", "wa_pkg", "on_pkg"),
-                 "conda-unsatisfiable": ("ls_pkg", "ls_both", "ls_cpkg", "lm_pkg", "cc_pkg", "lp_pkg"),
+                 "conda-unsatisfiable": ("ls_pkg", "ls_both", "ls_cpkg", "lm_pkg", "cc_pkg"),
                  "build-needs-cuda-device": ("nd_thc", "nd_cuda", "nd_index")}
 
 

@@ -1507,10 +1507,11 @@ def _resolution(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     words = {canonicalize(w) for w in re.findall(r"[A-Za-z][\w.-]{0,60}", because)}
     if not causes and not because and (built := _torch_builds(h.groups.get("ri_what", ""), tracked, env)) is not None:
         return built
-    # fix-w: a conflict of packages outside the stack where pip's causes show two requirements of one package (pip
-    # installed nothing: the install failed, no side note)
+    # fix-w: a conflict of packages outside the stack where pip's causes show two requirements of one package and the
+    # log the run that then failed on a package they name (glmcompat.decide.reportcauses failed_install_run, rf_run):
+    # the install failed, and that failure is the run's cause
     reqs = [*asked, *(r for _, r in needs)]
-    twice = any(sum(_req_name(x) == _req_name(r) for x in reqs) > 1 for r in reqs)
+    twice = any(sum(_req_name(x) == _req_name(r) for x in reqs) > 1 for r in reqs) and "rf_run" in h.groups
     if not any(_in_stack(n, tracked) for n in named | words) and not twice:
         return None
     if because and not causes:

@@ -188,6 +188,30 @@ def side_notes(out: list[Hit]) -> list[Hit]:
 AFTER_FAILED_INSTALL = frozenset({"companion-api-removed", "companion-too-old"})
 
 
+def _failed_names(env: Env) -> set[str]:
+    """The packages pip's cause list names: each parent and each requirement's package, the user's requests too."""
+    named: set[str] = set()
+    for c in (c for c in env.notes.get("pip_causes", "").split("; ") if c):
+        if c.startswith("The user requested "):
+            named.add(_req_name(c.removeprefix("The user requested ").removeprefix("(constraint) ")))
+        else:
+            parent, _, req = c.partition(" depends on ")
+            named |= {canonicalize(parent.split(" ", 1)[0].split("[", 1)[0]), _req_name(req)}
+    return named
+
+
+def failed_install_run(h: Hit, hits: list[Hit], env: Env) -> Hit:
+    """pip's failed resolution (its "Cannot install ..." head or its ResolutionImpossible line) with the package of the
+    later import error of a package its causes name, in the group ``rf_run``: the run that failed on what the install
+    left in place, which makes the failed install the log's cause whatever the packages are."""
+    if h.id != "pip-resolution-impossible" or not {"ri_what", "ri_any"} & h.groups.keys():
+        return h
+    named = _failed_names(env)
+    run = next((o.package for o in hits if o.id in AFTER_FAILED_INSTALL and o.line > h.line and o.package
+                and canonicalize(o.package) in named), "")
+    return replace(h, groups={**h.groups, "rf_run": run}) if run else h
+
+
 def after_failed_install(out: list[Hit], env: Env) -> list[Hit]:
     """``out`` without a later import error of a package pip's failed resolution names (pip installed nothing: the
     "Cannot install ... conflicting dependencies" report and its cause list, src/pip/_internal/resolution/resolvelib/
@@ -196,13 +220,7 @@ def after_failed_install(out: list[Hit], env: Env) -> list[Hit]:
     failed = [o.line for o in out if o.id == "pip-resolution-impossible"]
     if not failed:
         return out
-    named: set[str] = set()
-    for c in (c for c in env.notes.get("pip_causes", "").split("; ") if c):
-        if c.startswith("The user requested "):
-            named.add(_req_name(c.removeprefix("The user requested ").removeprefix("(constraint) ")))
-        else:
-            parent, _, req = c.partition(" depends on ")
-            named |= {canonicalize(parent.split(" ", 1)[0].split("[", 1)[0]), _req_name(req)}
+    named = _failed_names(env)
     return [o for o in out if not (o.id in AFTER_FAILED_INSTALL and o.line > min(failed) and o.package
                                    and canonicalize(o.package) in named)]
 
@@ -428,5 +446,5 @@ REPORT_DROPPED = {"pip-requirement-conflict": ("pc_pkg", "pm_pkg"), "pip-double-
 
 
 __all__ = ["AFTER_FAILED_INSTALL", "POETRY_PYTHON", "POETRY_TWICE", "REPORT_DROPPED", "REPORT_WRAPPERS",
-           "SIDE_NOTE_GROUPS", "after_failed_install", "intersect", "poetry_derivation", "poetry_readings",
-           "side_notes"]
+           "SIDE_NOTE_GROUPS", "after_failed_install", "failed_install_run", "intersect", "poetry_derivation",
+           "poetry_readings", "side_notes"]

@@ -1369,6 +1369,10 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     ("nix_wheel", r"Checking runtime dependencies for (?P<v>[^\s/]{1,300}\.whl)"),
     ("conda_excluded", r"^\s{0,8}- (?:package )?(?P<v>[A-Za-z0-9_][^\s,]{0,200} (?:is excluded by strict repo priority|is not "
                        r"installable|does not have a compatible architecture|is disabled|can only be installed by a direct request))"),
+    # (and whether a problem of another rule is listed beside it: "nothing provides ...", "package X requires ..., but none
+    # of the providers can be installed", "cannot install both ...", "package X conflicts with / has constraint ...")
+    ("conda_other_problem", r"^\s{0,8}- (?P<v>nothing provides |cannot install both |package \S{1,200} (?:requires|conflicts "
+                            r"with|has constraint|obsoletes|does not exist) )"),
     # pip's Requires-Python report of several packages (src/pip/_internal/resolution/resolvelib/factory.py
     # _report_requires_python_error: "Packages require a different Python. <version> not in:", then one
     # "'<specifier>' (required by <package>)" line each): the interpreter's version, read where a line names a package
@@ -1511,7 +1515,8 @@ _NOTE_WORD_LIST = (
     "no cuda runtime", "nvcc", "custom c++ ops", "inductor", ".tar.gz", "geforce", "tesla ", "quadro ", "capabilit",
     "native library", "macos", "darwin", "mac os", "python version:", "python platform:", "(python 3", ".register(",
     "constructor, destructor", "_get_cuda_arch_flags", "executing phase", "cudart_stub", "strict repo priority",
-    "compatible architecture", " is disabled",
+    "compatible architecture", " is disabled", "nothing provides", "none of the providers", "conflicts with",
+    "has constraint", "obsoletes", "does not exist",
 )
 _NOTE_WORDS = re.compile("(?i)" + "|".join([_literal_trie(_NOTE_WORD_LIST), r"^\s{0,16}module named",
                                              r"^\s{0,4}python 3", r"^\s{0,8}[`'\"\u2018\u201c]?_z"]))
