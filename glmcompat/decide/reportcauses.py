@@ -10,7 +10,7 @@ own solution computes) and on a package the project requires twice at constraint
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -200,7 +200,7 @@ def _failed_names(env: Env) -> set[str]:
     return named
 
 
-def failed_install_run(h: Hit, hits: list[Hit], env: Env) -> Hit:
+def failed_install_run(h: Hit, hits: Sequence[Hit], env: Env) -> Hit:
     """pip's failed resolution (its "Cannot install ..." head or its ResolutionImpossible line) with the package of the
     later import error of a package its causes name, in the group ``rf_run``: the run that failed on what the install
     left in place, which makes the failed install the log's cause whatever the packages are."""
