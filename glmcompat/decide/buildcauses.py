@@ -623,9 +623,57 @@ def _conda_chained(names: list[str], env: Env) -> tuple[str, str] | None:
     return None
 
 
+# libsolv's problem rules of a package itself (src/problems.c solver_problemruleinfo2str): why the build cannot be taken,
+# and what lets the solve take it
+_EXCLUDED = {
+    "is excluded by strict repo priority": (
+        "strict channel priority excludes it: a channel listed before the one that publishes this build also publishes "
+        "{name}, and with channel_priority strict conda takes {name} only from that first channel, whose builds do not "
+        "fit the rest",
+        "let the solve take {name} {ver} from its channel: conda config --set channel_priority flexible (or, for one "
+        "command, CONDA_CHANNEL_PRIORITY=flexible conda env create -f environment.yml), or list that channel first "
+        "(the order of -c flags, or of channels: in environment.yml), or request a {name} version the first channel "
+        "publishes"),
+    "is not installable": (
+        "libsolv marks that build not installable (a requirement of its own that nothing can meet, or a constraint that "
+        "excludes it)",
+        "request another {name} version (`conda search '{name}'` lists the builds the channels publish for this "
+        "platform), or relax the pin that names {name} {ver}"),
+    "does not have a compatible architecture": (
+        "that build is for another architecture than this platform's",
+        "request a {name} build for this platform (`conda search '{name}' --platform <subdir>` lists them), or run on "
+        "the platform the build is for"),
+    "is disabled": (
+        "that build is disabled in the solve (filtered out: a channel's or the user's exclusion)",
+        "request another {name} build, or lift the exclusion that disables {name} {ver}"),
+    "can only be installed by a direct request": (
+        "that build can only be installed when requested by name, not pulled in as another package's dependency",
+        "request {name} {ver} directly (name it in the install command or environment file)"),
+}
+
+
+def _excluded(build: str, why: str, head: bool, facts: Facts) -> tuple[str, str] | None:
+    """conda-unsatisfiable of libsolv's problem rule of a build itself ("package python-3.7.13-haa1d7c7_1 is excluded by
+    strict repo priority"): the build's package and version, and what lets the solve take it; None where the package is
+    neither python nor the stack's (a system package manager's libsolv report)."""
+    name, ver = _conda_build(build)
+    if name != "python" and not _conda_stack([name], facts):
+        return None
+    cause, fix = _EXCLUDED.get(why.strip(), _EXCLUDED["is not installable"])
+    solver = "conda's libmamba solver" if head else "conda's solver (libsolv)"
+    return (f"{solver} cannot install {name} {ver} (the build {build.strip()}): " + cause.format(name=name, ver=ver)
+            + ", so it installed nothing", fix.format(name=name, ver=ver))
+
+
 def _conda(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     if any(k in h.groups for k in ("ls_pkg", "ls_both", "ls_cpkg", "lm_pkg")):
         return _libsolv(h, env, facts)
+    if "solver" in h.groups and (noted := env.notes.get("conda_excluded", "")) and "conda_other_problem" not in env.notes:
+        # the report's head with libsolv's problem of a build itself below it (the first the log shows) and no problem
+        # of another rule beside it (that one, where there, is the cause: this a notice of the channels' order)
+        build, _, why = noted.partition(" ")
+        if (read := _excluded(build, why, h.groups["solver"].startswith("LibMamba"), facts)) is not None:
+            return read
     need, by = _g(h, "np_need"), _g(h, "np_by")
     if need:
         return (f"conda's solver found no build that provides {need}, which {by} needs, on the channels it read, so "

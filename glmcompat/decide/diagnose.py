@@ -36,7 +36,8 @@ from glmcompat.decide.logenv import public as _public
 from glmcompat.decide.logenv import shown as _shown
 from glmcompat.decide.logenv import v as _v
 from glmcompat.decide.sharpcauses import SHARP_BUILDERS, SHARP_WRAPPERS, aliased, old_gpu_launch, renamed_runtime, tf_probe_notice
-from glmcompat.decide.reportcauses import REPORT_DROPPED, REPORT_WRAPPERS, poetry_derivation, poetry_readings, side_notes
+from glmcompat.decide.reportcauses import (REPORT_DROPPED, REPORT_WRAPPERS, after_failed_install, failed_install_run,
+                                           poetry_derivation, poetry_readings, side_notes)
 from glmcompat.decide.pythoncauses import (PYTHON_BUILDERS, PYTHON_DROPPED, PYTHON_PACKAGE, arch_of_named_gpu, importing_module,
                                            isolated_torch, known_distributions, module_distribution, named_gpu,
                                            optional_missing, removed_attribute, runs_on_sm, torch_missing_in_a_build)
@@ -1751,6 +1752,7 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
         h = dll_clash(h, env, facts)  # WinError 127 loading one of torch's CUDA library DLLs: cuda-toolkit-clash (fix-q)
         h = removed_attribute(h, env, facts)  # a module attribute a release of its companion removed: companion-api-removed
         h = poetry_derivation(h, facts)  # poetry's derivation naming a Python cause or a package twice (fix-r)
+        h = failed_install_run(h, hits, env)  # pip's failed resolution and the run that then failed on it (fix-w)
         own = ("" if any(g in h.groups for g in OWN_UNLESS.get(h.id, ())) else facts.signature_package(h.id)) or h.groups.get(
             "companion", "")
         if (named := ext_package(h) or (PYTHON_PACKAGE[h.id](h, env) if h.id in PYTHON_PACKAGE else "")) and named != h.package:
@@ -1833,6 +1835,7 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
     out = tf_probe_notice(out, env)  # TensorFlow's libcudart probe it says to ignore without a GPU (fix-p)
     out = poetry_readings(out)  # poetry's Python range or a package required twice, over its derivation's generic reading
     out = side_notes(out)  # pip's conflict report of packages outside the stack: the cause only where nothing else is (fix-r)
+    out = after_failed_install(out, env)  # an import error of a package pip's failed resolution names: its consequence (fix-w)
     # the more general cause each is a case of, if any: its row's family, or, for a hit a refinement gave its own family
     # (pip's no-matching-distribution read as torch-python-unsupported: installcauses.torch_python_wheel), that one
     return [replace(o, family=o.family or facts.signature_family(o.id)) for o in out]

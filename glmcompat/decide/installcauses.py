@@ -1017,6 +1017,35 @@ def _renamed_lookup(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     return cause, remedy
 
 
+def _declared_unmet(h: Hit, env: Env) -> tuple[str, str]:
+    """version-requirement-unmet of a packaging tool's check of a package's declared dependencies (its Requires-Dist):
+    nixpkgs' pythonRuntimeDepsCheck of the wheel it built ("<name><specifier> not satisfied by version <v>", the wheel
+    named on its "Checking runtime dependencies for <wheel>" line), setuptools' pkg_resources VersionConflict (its
+    exception's args, or its report "<dist> <v> is installed but <req> is required by {'<package>'}")."""
+    g = h.groups
+    if "nx_dep" in g:
+        dep, have = g["nx_dep"], g.get("nx_have", "").rstrip(".")
+        req = f"{dep}{g.get('nx_spec', '').strip()}"
+        wheel = _WHEEL.match(env.notes.get("nix_wheel", ""))
+        by = f"{wheel.group('name').replace('_', '-')} {wheel.group('version')}" if wheel else ""
+        who = by or "the package being built"
+        return (f"nixpkgs' pythonRuntimeDepsCheck read the Requires-Dist of the wheel it built ({who}) and found its "
+                f"requirement {req} unmet: the {dep} in the package set is {have}, outside that range, so the build "
+                "fails before it installs",
+                f"give {who.split(' ')[0] if by else 'the package'} a {dep} within {req} (override the {dep} it gets "
+                f"with a release in that range), or update it to a release whose Requires-Dist accepts {dep} {have}; "
+                f"where it is known to work with {dep} {have}, pythonRelaxDeps = [ \"{dep}\" ]; in its derivation drops "
+                "the bound")
+    dep, have, req, by = (g.get(k, "") or g.get(k.replace("pr_", "pi_"), "") for k in ("pr_dist", "pr_have", "pr_req", "pr_by"))
+    have = have.rstrip(".")
+    who = by or "a package of the environment"
+    return (f"setuptools' pkg_resources checked the declared dependencies of {who} (at a console script's start or a "
+            f"pkg_resources.require() call) and found {req} unmet: {dep} {have} is installed, outside that range "
+            "(VersionConflict)",
+            f"install {dep} within that range (pip install '{req}'), or a release of {who if by else 'the requiring package'} "
+            f"whose requirement accepts {dep} {have} (`pip check` lists what else conflicts)")
+
+
 def _version_required(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     """version-requirement-unmet: a library's own check that an installed dependency is at the version it needs
     (transformers' and accelerate's require_version: "<requirement> is required for a normal functioning of this module,
@@ -1024,6 +1053,8 @@ def _version_required(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     g = h.groups
     if "rn_lookup" in g or "rn_pkg" in g:  # a lookup by a renamed distribution's old name
         return _renamed_lookup(h, env, facts)
+    if "nx_dep" in g or "pr_dist" in g or "pi_dist" in g:  # a packaging tool's check of the declared dependencies
+        return _declared_unmet(h, env)
     if "tch_need" in g:  # tch-rs's build script (torch-sys build.rs version_check): one PyTorch release per tch release
         need, have = g["tch_need"], g.get("tch_have", "")
         return (f"this tch release (the tch-rs crate; its torch-sys build script checks the libtorch it compiles against) "
@@ -1476,7 +1507,12 @@ def _resolution(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     words = {canonicalize(w) for w in re.findall(r"[A-Za-z][\w.-]{0,60}", because)}
     if not causes and not because and (built := _torch_builds(h.groups.get("ri_what", ""), tracked, env)) is not None:
         return built
-    if not any(_in_stack(n, tracked) for n in named | words):
+    # fix-w: a conflict of packages outside the stack where pip's causes show two requirements of one package and the
+    # log the run that then failed on a package they name (glmcompat.decide.reportcauses failed_install_run, rf_run):
+    # the install failed, and that failure is the run's cause
+    reqs = [*asked, *(r for _, r in needs)]
+    twice = any(sum(_req_name(x) == _req_name(r) for x in reqs) > 1 for r in reqs) and "rf_run" in h.groups
+    if not any(_in_stack(n, tracked) for n in named | words) and not twice:
         return None
     if because and not causes:
         # fix-o: the derivation's later steps, where the log keeps them: the requirements that cannot hold together, and

@@ -10,7 +10,7 @@ own solution computes) and on a package the project requires twice at constraint
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -91,6 +91,62 @@ def _pip_line(pkg: str, ver: str, req: str, dep: str, have: str) -> tuple[str, s
     return cause, remedy
 
 
+def _req_name(req: str) -> str:
+    return canonicalize(re.split(r"[\s\[=<>!~;(,]", req.strip(), maxsplit=1)[0])
+
+
+def _pinned(spec: SpecifierSet) -> Version | None:
+    """The version an exact pin (``==X``, no wildcard) admits alone; None for a range."""
+    pins = [s for s in spec if s.operator in ("==", "===") and "*" not in s.version]
+    return _version(pins[0].version) if pins else None
+
+
+def _apart(a: SpecifierSet, b: SpecifierSet) -> bool:
+    """Whether no version meets both ``a`` and ``b``, told only where one is an exact pin (the pinned version outside the
+    other); False where neither is (two ranges are not compared)."""
+    for x, y in ((a, b), (b, a)):
+        if (v := _pinned(x)) is not None:
+            return not y.contains(v, prereleases=True)
+    return False
+
+
+def pinned_apart(env: Env) -> tuple[str, str] | None:
+    """fix-w: two lines of pip's report requiring one package at ranges no version meets (one an exact pin the other's
+    range leaves out: "zipnerf 0.1.0 requires nerfstudio==0.2.2" and "nerfstudio-method-template 0.1.0 requires
+    nerfstudio>=0.3.0"): the conflict no install resolves, whichever version of that package is installed (each install
+    moves it out of one party's range, and what it pulls in with it breaks the report's other lines); the report's
+    lines are pip's check of the whole environment after an install (src/pip/_internal/operations/check.py
+    check_package_set), so each line is a requirement the installed set declares. None where no two lines are so."""
+    if not env.notes.get("pip_report"):
+        return None
+    lines = _conflicts(env)
+    for i, (p1, v1, r1, d1, h1) in enumerate(lines):
+        for p2, v2, r2, d2, h2 in lines[i + 1:]:
+            name = _req_name(r1)
+            if _req_name(r2) != name or canonicalize(p1) == canonicalize(p2):
+                continue
+            s1, s2 = _spec(r1, name), _spec(r2, name)
+            if s1 is None or s2 is None or not _apart(s1, s2):
+                continue
+            pin, other = ((p1, v1, r1), (p2, v2, r2)) if _pinned(s1) is not None else ((p2, v2, r2), (p1, v1, r1))
+            need1, need2 = pin[2].split(";", 1)[0].strip(), other[2].split(";", 1)[0].strip()
+            have = next((h.rstrip(".") for d, h in ((d1, h1), (d2, h2)) if d and h), "")
+            rest = [r for r in lines if {canonicalize(r[0]), _req_name(r[2])} != {canonicalize(pin[0]), name}
+                    and {canonicalize(r[0]), _req_name(r[2])} != {canonicalize(other[0]), name}]
+            said = "; ".join(f"{p} {v} requires {r.split(';', 1)[0].strip()}"
+                             + (f", {d} {hv.rstrip('.')} installed" if d else ", not installed") for p, v, r, d, hv in rest[:4])
+            cause = (f"{pin[0]} {pin[1]} requires {need1} and {other[0]} {other[1]} requires {need2}: no {name} release "
+                     f"meets both, so whichever {name} is installed (the log shows {name} {have or 'one of them'}) pip's "
+                     "report names the other party, and an install for one moves it out of the other's range"
+                     + (f" (the report's other lines: {said})" if said else ""))
+            remedy = (f"keep {pin[0]} and {other[0]} in separate environments, or install releases whose {name} ranges "
+                      f"meet: a {pin[0]} release that accepts {need2} (pip install -U {pin[0]}, if one does; its "
+                      f"Requires-Dist says), or a {other[0]} release that accepts {name} {pin[2].split('==', 1)[-1].strip()}; "
+                      "`pip check` then lists what still conflicts")
+            return cause, remedy
+    return None
+
+
 def pip_report(build: Builder) -> Builder:
     """pip-requirement-conflict's builder, reading also pip's report line of a package outside the stack (or of one not
     installed): the cause only where the log shows it as pip's report (its head, the line's own ERROR: record, or pip
@@ -98,6 +154,8 @@ def pip_report(build: Builder) -> Builder:
     and `pip check`'s output a listing the user asked for, not the log's failure. The report's other lines
     are said with it."""
     def wrapped(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+        if (SIDE_NOTE_GROUPS | {"pkg"}) & h.groups.keys() and (apart := pinned_apart(env)) is not None:
+            return apart
         if not SIDE_NOTE_GROUPS & h.groups.keys():
             return build(h, env, facts)
         if not env.notes.get("pip_report"):
@@ -123,6 +181,48 @@ def side_notes(out: list[Hit]) -> list[Hit]:
     if notes and len(notes) < len(out):
         return [o for o in out if o not in notes]
     return out
+
+
+# fix-w: the import errors of a package a failed resolution named (its parent in pip's cause list, or a requirement of
+# it): the environment holds whatever release of it was there before, not the one the failed install asked for
+AFTER_FAILED_INSTALL = frozenset({"companion-api-removed", "companion-too-old"})
+
+
+def _failed_names(env: Env) -> set[str]:
+    """The packages pip's cause list names: each parent and each requirement's package, the user's requests too."""
+    named: set[str] = set()
+    for c in (c for c in env.notes.get("pip_causes", "").split("; ") if c):
+        if c.startswith("The user requested "):
+            named.add(_req_name(c.removeprefix("The user requested ").removeprefix("(constraint) ")))
+        else:
+            parent, _, req = c.partition(" depends on ")
+            named |= {canonicalize(parent.split(" ", 1)[0].split("[", 1)[0]), _req_name(req)}
+    return named
+
+
+def failed_install_run(h: Hit, hits: Sequence[Hit], env: Env) -> Hit:
+    """pip's failed resolution (its "Cannot install ..." head or its ResolutionImpossible line) with the package of the
+    later import error of a package its causes name, in the group ``rf_run``: the run that failed on what the install
+    left in place, which makes the failed install the log's cause whatever the packages are."""
+    if h.id != "pip-resolution-impossible" or not {"ri_what", "ri_any"} & h.groups.keys():
+        return h
+    named = _failed_names(env)
+    run = next((o.package for o in hits if o.id in AFTER_FAILED_INSTALL and o.line > h.line and o.package
+                and canonicalize(o.package) in named), "")
+    return replace(h, groups={**h.groups, "rf_run": run}) if run else h
+
+
+def after_failed_install(out: list[Hit], env: Env) -> list[Hit]:
+    """``out`` without a later import error of a package pip's failed resolution names (pip installed nothing: the
+    "Cannot install ... conflicting dependencies" report and its cause list, src/pip/_internal/resolution/resolvelib/
+    factory.py get_installation_error): that import runs against the release the failed install left in place, a
+    consequence of the failure, not a second cause."""
+    failed = [o.line for o in out if o.id == "pip-resolution-impossible"]
+    if not failed:
+        return out
+    named = _failed_names(env)
+    return [o for o in out if not (o.id in AFTER_FAILED_INSTALL and o.line > min(failed) and o.package
+                                   and canonicalize(o.package) in named)]
 
 
 # --- poetry: the project's Python range against a dependency's ---------------------------------------------------------
@@ -345,5 +445,6 @@ REPORT_DROPPED = {"pip-requirement-conflict": ("pc_pkg", "pm_pkg"), "pip-double-
                                                  "poetry_fix_pkg")}
 
 
-__all__ = ["POETRY_PYTHON", "POETRY_TWICE", "REPORT_DROPPED", "REPORT_WRAPPERS", "SIDE_NOTE_GROUPS", "intersect",
-           "poetry_derivation", "poetry_readings", "side_notes"]
+__all__ = ["AFTER_FAILED_INSTALL", "POETRY_PYTHON", "POETRY_TWICE", "REPORT_DROPPED", "REPORT_WRAPPERS",
+           "SIDE_NOTE_GROUPS", "after_failed_install", "failed_install_run", "intersect", "poetry_derivation",
+           "poetry_readings", "side_notes"]

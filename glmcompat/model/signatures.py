@@ -1008,6 +1008,12 @@ COLLECTED_GROUPS = frozenset({"need", "glibc", "nvcc_version", "nvcc_include", "
                               "rv_pa", "rv_where",
                               # fix-p: torch's unsupported-GPU warning without its head, its arch list and GPU a line each
                               "cubin_list", "cubin_gpu", "too_old"})
+# fix-w: the installers' reports that no traceback of theirs follows (pip's resolver failure: logger.critical of
+# "Cannot install ..." and the cause list, then base_command's "ERROR: ResolutionImpossible: ..." line for the
+# DistributionNotFound it catches, pypa/pip tag 23.2.1 src/pip/_internal/resolution/resolvelib/factory.py
+# get_installation_error and src/pip/_internal/cli/base_command.py _main): the frames after one are another run's, and
+# name no package of it
+UNFRAMED = frozenset({"pip-resolution-impossible"})
 WINDOW = 40  # lines before a match searched for the package it belongs to (a traceback's frames)
 # a traceback's frame line, whatever file it names (an installed package's, a user's script, a notebook cell): CPython's
 # traceback.py ('  File "<path>", line N, in <func>'; a Cython module's init frame 'File "pkg/mod.pyx", line N, in init
@@ -1356,6 +1362,17 @@ _NOTES = [(what, re.compile(pattern)) for what, pattern in (
     # the first chain of any class of the error ("  - pytorch-cuda=12.4 -> cuda-cudart"), conda 4.4's "in conflict" list
     ("conda_spec", r"^\s{0,8}- (?P<v>[\w.=<>!*-]{1,80}) -> \S"),
     ("conda_python", r"Your python: python=?=?(?P<v>\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)"),
+    # fix-w: nixpkgs' pythonRuntimeDepsCheckHook names each wheel it checks before the check's lines
+    # (pkgs/development/interpreters/python/hooks/python-runtime-deps-check-hook.sh: "Checking runtime dependencies for
+    # $(basename $wheel)"); and the first problem libsolv reports of a package itself (src/problems.c
+    # solver_problemruleinfo2str: "package <build> is excluded by strict repo priority", "... is not installable", ...)
+    ("nix_wheel", r"Checking runtime dependencies for (?P<v>[^\s/]{1,300}\.whl)"),
+    ("conda_excluded", r"^\s{0,8}- (?:package )?(?P<v>[A-Za-z0-9_][^\s,]{0,200} (?:is excluded by strict repo priority|is not "
+                       r"installable|does not have a compatible architecture|is disabled|can only be installed by a direct request))"),
+    # (and whether a problem of another rule is listed beside it: "nothing provides ...", "package X requires ..., but none
+    # of the providers can be installed", "cannot install both ...", "package X conflicts with / has constraint ...")
+    ("conda_other_problem", r"^\s{0,8}- (?P<v>nothing provides |cannot install both |package \S{1,200} (?:requires|conflicts "
+                            r"with|has constraint|obsoletes|does not exist) )"),
     # pip's Requires-Python report of several packages (src/pip/_internal/resolution/resolvelib/factory.py
     # _report_requires_python_error: "Packages require a different Python. <version> not in:", then one
     # "'<specifier>' (required by <package>)" line each): the interpreter's version, read where a line names a package
@@ -1497,7 +1514,9 @@ _NOTE_WORD_LIST = (
     "currently using", "-lcuda", "failed: ", "triton", "-packages", "python3", "asynchronously", "torch_use_",
     "no cuda runtime", "nvcc", "custom c++ ops", "inductor", ".tar.gz", "geforce", "tesla ", "quadro ", "capabilit",
     "native library", "macos", "darwin", "mac os", "python version:", "python platform:", "(python 3", ".register(",
-    "constructor, destructor", "_get_cuda_arch_flags", "executing phase", "cudart_stub",
+    "constructor, destructor", "_get_cuda_arch_flags", "executing phase", "cudart_stub", "strict repo priority",
+    "compatible architecture", " is disabled", "nothing provides", "none of the providers", "conflicts with",
+    "has constraint", "obsoletes", "does not exist",
 )
 _NOTE_WORDS = re.compile("(?i)" + "|".join([_literal_trie(_NOTE_WORD_LIST), r"^\s{0,16}module named",
                                              r"^\s{0,4}python 3", r"^\s{0,8}[`'\"\u2018\u201c]?_z"]))
@@ -1858,7 +1877,9 @@ class LogContext:
         if "dependency conflict" in line or "After October 2020" in line:
             if _PIP_REPORT_HEAD.search(line) is not None:
                 self.notes.setdefault("pip_report", "head")
-        if ("which is " in line or "has requirement " in line) and (pc := _PIP_CONFLICT_LINE.search(line)) is not None:
+        # (fix-w: a line cut after the installed version, its " which is incompatible." lost in the paste, read too)
+        if ("which is " in line or "has requirement " in line or ", but you have " in line) and (
+                pc := _PIP_CONFLICT_LINE.search(line)) is not None:
             if pc.group("err") or (pc.group("verb") == "has requirement" and pc.group("you") == "you'll" and pc.group("inc")):
                 self.notes.setdefault("pip_report", "line")  # pip's own record: its ERROR: line, or pip 10-20.1's install line
             _add_note(self.notes, "pip_conflicts", "\t".join((pc.group("pkg"), pc.group("ver"), pc.group("req").strip(),
@@ -2270,7 +2291,7 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
                         (t for (_, ms), t in zip(reversed(window), reversed(shown), strict=True) if any(o[2] == pkg for o in ms)), ""), pkg)):
                     groups["named_by"] = word  # an earlier line named it by a module alias (flash_attn_gpu): the log's word
                 first[sid] = Hit(sid, sig.cause, sig.remedy, m.group(0), n, 1, groups, sig.source, pkg)
-                if not pkg or pkg in GLUE:  # a message printed before its traceback: the frames that follow name it
+                if (not pkg or pkg in GLUE) and sid not in UNFRAMED:  # a message printed before its traceback: the frames that follow name it
                     pending[sid] = n
                     if not pkg and not groups.keys() & BUILD_STEP_GROUPS:
                         glue[sid] = ""

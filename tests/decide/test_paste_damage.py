@@ -705,6 +705,9 @@ HEAD_UNDONE = frozenset({
     "pip:ERROR: pip's dependency resolver does not currentl#65de6455",  # fix-r: the same head, the reports of packages
     "pip:ERROR: pip's dependency resolver does not currentl#63617558",  # outside the stack and the stack line read over
     "pip:ERROR: pip's dependency resolver does not currentl#17eadab9",  # them (fixr-signatures.toml)
+    "pip:ERROR: pip's dependency resolver does not currentl#8879d435",  # fix-w: the same head, the reports whose two
+    "pip:ERROR: pip's dependency resolver does not currentl#5b02b6dc",  # lines pin one package apart, and the stack
+    "pip:ERROR: pip's dependency resolver does not currentl#d0448ba4",  # line read where none do (fixw-signatures.toml)
     'tensorflow-addons:/home/u/.venvs/r/lib/python3.8/site-packages/tenso#273b831b',
     'tensorflow-addons:/usr/local/lib/python3.10/dist-packages/tensorflow#12896e24',
     'tensorflow-addons:UserWarning: Tensorflow Addons supports using Pyth#61f251ee',
