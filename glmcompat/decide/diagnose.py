@@ -1072,6 +1072,29 @@ def _torch_numpy(h: Hit, env: Env) -> tuple[str, str] | None:
             "newer, built against NumPy 2 (with its torchvision/torchaudio)")
 
 
+# pip's conflict report: "<parent> <version> depends on numpy<specifier>" (the notes' "pip_causes")
+_NUMPY_DEPENDENT = re.compile(r"^(?P<p>[A-Za-z0-9][\w.-]{0,60}) (?P<v>\d[\w.+!]{0,40}) depends on numpy(?![\w-])")
+
+
+def _numpy_dependent(env: Env) -> tuple[str, str]:
+    """(the package, its version) pip's conflict report says depends on numpy, where it names one such package and no
+    pure-Python one: the distribution whose compiled modules are built against NumPy's headers; ("", "") otherwise."""
+    found = {(canonicalize(m.group("p")), m.group("v")) for c in env.notes.get("pip_causes", "").split("; ")
+             if (m := _NUMPY_DEPENDENT.match(c)) is not None}
+    return next(iter(found)) if len(found) == 1 and not {p for p, _ in found} & PURE_PYTHON else ("", "")
+
+
+def _numpy_newer(pkg: str, ver: str, np: str) -> tuple[str, str]:
+    """numpy-abi's import_array failure under a NumPy 1.x the log names: the module's headers are newer (its C-API
+    version, or NumPy 2's ABI version), which _import_array refuses before "numpy.core.multiarray failed to import"."""
+    who = _shown(pkg, ver) if pkg else "a compiled extension"
+    return (f"{who} was built against a newer NumPy than the installed numpy {np}: its import_array checks the running "
+            "NumPy's C-API version (and ABI version) against the headers it was compiled with, refuses an older one, "
+            "and then raises \"numpy.core.multiarray failed to import\"",
+            f"upgrade numpy (python -m pip install -U numpy) to the release {pkg or 'the extension'} was built against, "
+            f"or install the {pkg or 'extension'} build made for numpy {np}")
+
+
 def _numpy(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     if "torch_np_absent" in h.groups:  # torch's warning that numpy is not installed at all: no ABI of it is read
         return None
@@ -1081,8 +1104,18 @@ def _numpy(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     through = ""
     if pkg in PURE_PYTHON:  # a frame of a pure-Python package: the extension is imported below it
         pkg, through = "", pkg
+    mod = h.groups.get("importing") or h.groups.get("typed_import") or ""
+    if not pkg and not through and mod:  # the import statement the error ends ("import cv2": opencv-python)
+        named = module_package(mod.split(".", 1)[0])
+        pkg = named if named not in ("numpy", *PURE_PYTHON) else ""
     ver = env.version(pkg) if pkg else ""
+    if not pkg and not through:  # no import named: the one package pip's report says depends on numpy
+        pkg, ver = _numpy_dependent(env)
+        ver = env.version(pkg) or ver if pkg else ""
     np = env.version("numpy")
+    npv = _v(np) if np else None
+    if npv is not None and npv.major < 2 and h.text.strip().endswith("multiarray failed to import"):
+        return _numpy_newer(pkg, ver, np)
     cause = Break(rule="numpy-abi", package=pkg, version=ver, against=np).sentence()
     cause += f" (it is imported through {through})" if through else ""
     if pkg:

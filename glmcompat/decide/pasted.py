@@ -178,6 +178,9 @@ def _cleaned(line: str) -> tuple[str, int]:
 # a snippet's line that calls print() and writes what it printed as a comment after it ("print(torch.__version__)  #
 # 2.3.1+cpu", glmcompat.model.signatures LogContext._printed): the comment, and so the line, ends where the line does
 _COMMENTED_PRINT = re.compile(r"^\s{0,8}(?:>>> )?print\([^\n]{1,300}\)\s{1,40}#")
+# fix-v: a snippet's whole print() call on a line of its own (a REPL's, a quoted console session's): the statement ends at
+# the line's end, and what it printed (a version, "1.9.3") is the next line of its own, never the rest of a cut name
+_PRINT_STATEMENT = re.compile(r"^\s{0,8}(?:>>> |In \[\d{1,5}\]: )?print\((?:[^()\n]|\([^()\n]{0,100}\)){1,300}\)\s{0,4}$")
 
 
 def _joins(a: str, b: str) -> str | None:
@@ -195,7 +198,7 @@ def _joins(a: str, b: str) -> str | None:
         # meets a capital, or a clause's punctuation a word, the cut fell between two words (a page's wrap at that width)
         between = (a[-1].islower() and b[0].isupper()) or (a[-1] in ",;)" and b[0].isalpha())
         return " " if between else ""
-    if _COMMENTED_PRINT.match(a) is not None:
+    if _COMMENTED_PRINT.match(a) is not None or _PRINT_STATEMENT.match(a) is not None:
         return None  # fix-q: a snippet's print() call with its output as a comment: Python's comment ends at the line's end
     if b[0] == " " and b[1:2].strip() and len(a) >= WRAP_WIDTH and _OPENS.match(b[1:]) is None \
             and _GOES_ON.match(b[1:]) is not None and not a.rstrip().endswith((":", "!", "?", ";")):
