@@ -25,7 +25,7 @@ from glmcompat.decide.buildcauses import SWEEP_BUILDERS, SWEEP_DROPPED, built_pa
 from glmcompat.decide.companioncauses import COMPANION_BUILDERS, COMPANION_DROPPED
 from glmcompat.decide.cudacauses import CUDA_BUILDERS
 from glmcompat.decide.enginecauses import ENGINE_BUILDERS
-from glmcompat.decide.extcauses import EXT_BUILDERS, ext_cause, ext_package
+from glmcompat.decide.extcauses import EXT_BUILDERS, ext_cause, ext_package, family_runtime
 from glmcompat.decide.frameworkcauses import framework_builder, framework_package, notice, with_package
 from glmcompat.decide.installcauses import INSTALL_BUILDERS, companions, glibc_refusal, libcuda_of_a_build, torch_python_wheel
 from glmcompat.decide.loadercauses import (DRIVER_API, LOADER_BUILDERS, TORCH_SYMBOL, dll_clash, dyld_library, dyld_symbol,
@@ -1640,6 +1640,8 @@ SUPERSEDED = {"torch-thc-removed": frozenset({"build-header-missing"}), "numpy-t
               "nvrtc-missing": frozenset({"cuda-lib-missing"}),
               "cudart-missing": frozenset({"vllm-extension-import-failed"}),
               "extension-cuda-mismatch": frozenset({"cudart-missing", "vllm-extension-import-failed"}),
+              # fix-v: the loader's libcudart.so.N of torchvision's own _C, torch built for another CUDA
+              "torchvision-cuda-mismatch": frozenset({"cudart-missing"}),
               "pkg-resources-removed": frozenset({"package-not-installed"}),
               "gpu-arch-not-in-build": frozenset({"no-kernel-image"})}  # NCCL's "Cuda failure 'no kernel image ...'" where its build target shows
 # the NumPy failures other than NumPy 2's ABI that torch's bare "Numpy is not available" may follow (numpy-abi's source)
@@ -1773,6 +1775,7 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
         h = aliased(h)  # fix-p: an alternative's groups under the names the builders read (a cut line, uv's markers)
         h = old_gpu_launch(h, hits, env, facts)  # torch's kernels on a GPU its own check calls too old: gpu-capability-too-old
         h = renamed_runtime(h, env, facts)  # a libcudart file named for a release it is not: extension-cuda-mismatch
+        h = family_runtime(h, env, facts)  # the loader's libcudart of torchvision's own _C: torchvision-cuda-mismatch (fix-v)
         h = arch_of_named_gpu(h, hits, env, facts)  # "no kernel image" of torch's own kernels on a GPU the log names
         h = isolated_torch(h, env, facts, hits)  # uv's failed build whose log shows torch missing from it: build isolation
         h = torch_missing_in_a_build(h, env, facts, hits)  # pip's setup.py run whose traceback ends in no torch

@@ -2216,6 +2216,7 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
     glue: dict[str, str] = {}
     importing: tuple[int, str] = (0, "")
     typed: tuple[int, str] = (0, "")  # the last top-level import statement (_TOP_IMPORT)
+    typed_at = records = 0  # the record that statement was, and the records read (a screen's rows share a line number)
     frame: tuple[int, str] = (0, "")  # the last traceback frame's package (File ".../site-packages/<pkg>/...")
     framed: tuple[int, str, str, int] = (0, "", "", 0)  # the last frame line of any file: (line, file, function, its reach)
     for n, raw in lines:
@@ -2223,11 +2224,12 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
             continue
         line = raw[:MAX_LINE]
         ctx.take(line)
+        records += 1
         if "import" in line:
             if (im := _IMPORT_LINE.match(line)) is not None:
                 importing = (n, im.group("from") or im.group("imp"))
             elif (top := _TOP_IMPORT.match(line)) is not None:
-                typed = (n, top.group("from") or top.group("imp"))
+                typed, typed_at = (n, top.group("from") or top.group("imp")), records
         own = mentions(line) if ("/" in line or "_" in line or "." in line or "::" in line) else []
         if own and line.lstrip().startswith('File "'):
             frame = (n, next((m[2] for m in reversed(own) if m[1] == "path"), ""))
@@ -2257,7 +2259,7 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
                 groups["frame_file"] = framed[1]  # the file the traceback's last frame runs, whoever's it is
                 if framed[2]:
                     groups["frame_func"] = framed[2]
-            if typed[1] and 0 < n - typed[0] <= IMPORT_GAP and frame[0] < typed[0]:
+            if typed[1] and (0 < n - typed[0] or typed_at < records) and n - typed[0] <= IMPORT_GAP and frame[0] < typed[0]:
                 groups["typed_import"] = typed[1]  # the top-level import statement the error follows, no frame between
             if sid not in first or (SCENE_GROUPS & first[sid].groups.keys() and not SCENE_GROUPS & groups.keys()) or (
                     YIELDING_GROUPS & first[sid].groups.keys() and not YIELDING_GROUPS & groups.keys()) or (
