@@ -25,7 +25,7 @@ from glmcompat.decide.buildcauses import SWEEP_BUILDERS, SWEEP_DROPPED, built_pa
 from glmcompat.decide.companioncauses import COMPANION_BUILDERS, COMPANION_DROPPED
 from glmcompat.decide.cudacauses import CUDA_BUILDERS
 from glmcompat.decide.enginecauses import ENGINE_BUILDERS
-from glmcompat.decide.extcauses import EXT_BUILDERS, ext_cause, ext_package
+from glmcompat.decide.extcauses import EXT_BUILDERS, ext_cause, ext_package, family_runtime
 from glmcompat.decide.frameworkcauses import framework_builder, framework_package, notice, with_package
 from glmcompat.decide.installcauses import INSTALL_BUILDERS, companions, glibc_refusal, libcuda_of_a_build, torch_python_wheel
 from glmcompat.decide.loadercauses import (DRIVER_API, LOADER_BUILDERS, TORCH_SYMBOL, dll_clash, dyld_library, dyld_symbol,
@@ -1073,6 +1073,29 @@ def _torch_numpy(h: Hit, env: Env) -> tuple[str, str] | None:
             "newer, built against NumPy 2 (with its torchvision/torchaudio)")
 
 
+# pip's conflict report: "<parent> <version> depends on numpy<specifier>" (the notes' "pip_causes")
+_NUMPY_DEPENDENT = re.compile(r"^(?P<p>[A-Za-z0-9][\w.-]{0,60}) (?P<v>\d[\w.+!]{0,40}) depends on numpy(?![\w-])")
+
+
+def _numpy_dependent(env: Env) -> tuple[str, str]:
+    """(the package, its version) pip's conflict report says depends on numpy, where it names one such package and no
+    pure-Python one: the distribution whose compiled modules are built against NumPy's headers; ("", "") otherwise."""
+    found = {(canonicalize(m.group("p")), m.group("v")) for c in env.notes.get("pip_causes", "").split("; ")
+             if (m := _NUMPY_DEPENDENT.match(c)) is not None}
+    return next(iter(found)) if len(found) == 1 and not {p for p, _ in found} & PURE_PYTHON else ("", "")
+
+
+def _numpy_newer(pkg: str, ver: str, np: str) -> tuple[str, str]:
+    """numpy-abi's import_array failure under a NumPy 1.x the log names: the module's headers are newer (its C-API
+    version, or NumPy 2's ABI version), which _import_array refuses before "numpy.core.multiarray failed to import"."""
+    who = _shown(pkg, ver) if pkg else "a compiled extension"
+    return (f"{who} was built against a newer NumPy than the installed numpy {np}: its import_array checks the running "
+            "NumPy's C-API version (and ABI version) against the headers it was compiled with, refuses an older one, "
+            "and then raises \"numpy.core.multiarray failed to import\"",
+            f"upgrade numpy (python -m pip install -U numpy) to the release {pkg or 'the extension'} was built against, "
+            f"or install the {pkg or 'extension'} build made for numpy {np}")
+
+
 def _numpy(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     if "torch_np_absent" in h.groups:  # torch's warning that numpy is not installed at all: no ABI of it is read
         return None
@@ -1082,8 +1105,18 @@ def _numpy(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     through = ""
     if pkg in PURE_PYTHON:  # a frame of a pure-Python package: the extension is imported below it
         pkg, through = "", pkg
+    mod = h.groups.get("importing") or h.groups.get("typed_import") or ""
+    if not pkg and not through and mod:  # the import statement the error ends ("import cv2": opencv-python)
+        named = module_package(mod.split(".", 1)[0])
+        pkg = named if named not in ("numpy", *PURE_PYTHON) else ""
     ver = env.version(pkg) if pkg else ""
+    if not pkg and not through:  # no import named: the one package pip's report says depends on numpy
+        pkg, ver = _numpy_dependent(env)
+        ver = env.version(pkg) or ver if pkg else ""
     np = env.version("numpy")
+    npv = _v(np) if np else None
+    if npv is not None and npv.major < 2 and h.text.strip().endswith("multiarray failed to import"):
+        return _numpy_newer(pkg, ver, np)
     cause = Break(rule="numpy-abi", package=pkg, version=ver, against=np).sentence()
     cause += f" (it is imported through {through})" if through else ""
     if pkg:
@@ -1608,6 +1641,8 @@ SUPERSEDED = {"torch-thc-removed": frozenset({"build-header-missing"}), "numpy-t
               "nvrtc-missing": frozenset({"cuda-lib-missing"}),
               "cudart-missing": frozenset({"vllm-extension-import-failed"}),
               "extension-cuda-mismatch": frozenset({"cudart-missing", "vllm-extension-import-failed"}),
+              # fix-v: the loader's libcudart.so.N of torchvision's own _C, torch built for another CUDA
+              "torchvision-cuda-mismatch": frozenset({"cudart-missing"}),
               "pkg-resources-removed": frozenset({"package-not-installed"}),
               "gpu-arch-not-in-build": frozenset({"no-kernel-image"})}  # NCCL's "Cuda failure 'no kernel image ...'" where its build target shows
 # the NumPy failures other than NumPy 2's ABI that torch's bare "Numpy is not available" may follow (numpy-abi's source)
@@ -1741,6 +1776,7 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
         h = aliased(h)  # fix-p: an alternative's groups under the names the builders read (a cut line, uv's markers)
         h = old_gpu_launch(h, hits, env, facts)  # torch's kernels on a GPU its own check calls too old: gpu-capability-too-old
         h = renamed_runtime(h, env, facts)  # a libcudart file named for a release it is not: extension-cuda-mismatch
+        h = family_runtime(h, env, facts)  # the loader's libcudart of torchvision's own _C: torchvision-cuda-mismatch (fix-v)
         h = arch_of_named_gpu(h, hits, env, facts)  # "no kernel image" of torch's own kernels on a GPU the log names
         h = isolated_torch(h, env, facts, hits)  # uv's failed build whose log shows torch missing from it: build isolation
         h = torch_missing_in_a_build(h, env, facts, hits)  # pip's setup.py run whose traceback ends in no torch

@@ -18,6 +18,7 @@ from glmcompat.decide.enginecauses import at_least
 from glmcompat.decide.logenv import Env
 from glmcompat.decide.logenv import shown as _shown
 from glmcompat.matrix.view import Facts
+from glmcompat.model.causes import CAUSE_OF
 from glmcompat.model.names import canonicalize
 from glmcompat.model.signatures import Hit, module_package
 
@@ -78,6 +79,34 @@ def _cudart_mismatch(h: Hit, env: Env, facts: Facts, pkg: str, who: str) -> Caus
             "loader stops before it reaches any symbol (a wheel of the extension taken for another torch or CUDA)",
             f"install the {pkg} build for CUDA {mine} ({tv}, {_cu(have)}: its release or wheel index page for that torch "
             f"and CUDA), or the torch build for CUDA {want} that {pkg} was built against")
+
+
+# the packages whose own _C is loaded, then checked against torch's CUDA, at import (pytorch/vision@0341aa50
+# torchvision/extension.py: _register_extensions loads _C, _check_cuda_version compares): the loader's missing libcudart
+# of that _C is the same pair, <pkg>-cuda-mismatch (the torchvision-cuda-mismatch row's source)
+FAMILY_CUDA = ("torchvision",)
+
+
+def family_runtime(h: Hit, env: Env, facts: Facts) -> Hit:
+    """extension-cuda-mismatch by the loader (``libcudart.so.N: cannot open shared object file``) where the module that
+    did not load is torchvision's own _C (the traceback's path under that package, or the import statement the error
+    ends: ``from torchvision import _C``) and the log's torch is built for another CUDA: the package's build for one
+    CUDA next to torch's for another, which its own import check words as torchvision-cuda-mismatch; the loader stops
+    before that check runs."""
+    g = h.groups
+    if h.id != "extension-cuda-mismatch" or "x_cudart" not in g:
+        return h
+    mod = (g.get("importing") or g.get("typed_import") or "").split(".", 1)[0]
+    pkg = h.package or ext_package(h) or (module_package(mod) if mod else "")
+    want, have = cudart_release(g["x_cudart"]), torch_cuda(env, facts)
+    if pkg not in FAMILY_CUDA or not want or not have:
+        return h
+    if (have if "." in want else have.split(".", 1)[0]) == want:  # CUDA 11+: one runtime per major
+        return h
+    sid = f"{pkg}-cuda-mismatch"
+    row = next((r for r in facts.rows("signature") if r.id == sid), None)
+    return replace(h, id=sid, package=pkg, groups={**g, "torch_cuda": have, "built_cuda": want},
+                   source=row.source if row is not None else h.source, rule=CAUSE_OF.get(sid, ""))
 
 
 def _cuda_mismatch(h: Hit, env: Env, facts: Facts) -> Cause | None:

@@ -231,6 +231,13 @@ def _family_cuda(package: str) -> Callable[[Hit, Env, Facts], tuple[str, str] | 
         label = f"cu{torch_cuda.replace('.', '')}"
         fam = facts.family_for_torch(package, torch) if torch else None
         pin = f"{package}=={fam}+{label}" if fam else f"the {package} release paired with {_shown('torch', torch) if torch else 'that torch'}"
+        if lib := h.groups.get("x_cudart", ""):  # the loader refused its _C first (glmcompat.decide.extcauses.family_runtime)
+            return (f"{_shown(package, ver)} was built for CUDA {built} (its compiled _C links {lib}) and "
+                    f"{_shown('torch', torch) if torch else 'torch'} for CUDA {torch_cuda}: the environment has no CUDA "
+                    f"{built} runtime, so the loader stops at {package}'s _C before {package}'s own check that both were "
+                    "compiled for the same CUDA (two indexes mixed: one from PyTorch's cuXYZ index, the other from another "
+                    "or the default)",
+                    f"install {pin} from PyTorch's {label} index, the index torch came from")
         return (f"{_shown(package, ver)} was built for CUDA {built} and {_shown('torch', torch) if torch else 'torch'} for "
                 f"CUDA {torch_cuda}: {package} checks at import that both were compiled for the same CUDA and refuses "
                 "this pair (two indexes mixed: one from PyTorch's cuXYZ index, the other from another or the default)",

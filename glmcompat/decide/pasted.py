@@ -178,6 +178,9 @@ def _cleaned(line: str) -> tuple[str, int]:
 # a snippet's line that calls print() and writes what it printed as a comment after it ("print(torch.__version__)  #
 # 2.3.1+cpu", glmcompat.model.signatures LogContext._printed): the comment, and so the line, ends where the line does
 _COMMENTED_PRINT = re.compile(r"^\s{0,8}(?:>>> )?print\([^\n]{1,300}\)\s{1,40}#")
+# fix-v: a snippet's whole print() call on a line of its own (a REPL's, a quoted console session's): the statement ends at
+# the line's end, and what it printed (a version, "1.9.3") is the next line of its own, never the rest of a cut name
+_PRINT_STATEMENT = re.compile(r"^\s{0,8}(?:>>> |In \[\d{1,5}\]: )?print\((?:[^()\n]|\([^()\n]{0,100}\)){1,300}\)\s{0,4}$")
 
 
 def _joins(a: str, b: str) -> str | None:
@@ -195,7 +198,7 @@ def _joins(a: str, b: str) -> str | None:
         # meets a capital, or a clause's punctuation a word, the cut fell between two words (a page's wrap at that width)
         between = (a[-1].islower() and b[0].isupper()) or (a[-1] in ",;)" and b[0].isalpha())
         return " " if between else ""
-    if _COMMENTED_PRINT.match(a) is not None:
+    if _COMMENTED_PRINT.match(a) is not None or _PRINT_STATEMENT.match(a) is not None:
         return None  # fix-q: a snippet's print() call with its output as a comment: Python's comment ends at the line's end
     if b[0] == " " and b[1:2].strip() and len(a) >= WRAP_WIDTH and _OPENS.match(b[1:]) is None \
             and _GOES_ON.match(b[1:]) is not None and not a.rstrip().endswith((":", "!", "?", ";")):
@@ -268,6 +271,50 @@ def width_of(lines: Sequence[str]) -> int:
     return longest if full >= WRAPPED_LINES and full > near else 0
 
 
+SCREEN_MIN_WIDTH = 40  # the narrowest terminal row read as a screen's row (below it: a listing's aligned columns)
+SCREEN_MIN_ROWS = 3  # rows one line must hold, each but the last padded with blanks, to be read as a screen's copy
+SCREEN_INDENT = 8  # the most blanks a row may open with (a traceback's frame, its code line), past the row before's padding
+
+
+def screen_rows(line: str) -> list[str]:
+    """A terminal's screen copied without its line ends (each row padded with blanks to the terminal's width, the rows
+    run together on one line) -> its rows, blanks at their ends taken off; ``[line]`` where the line is not one: the
+    width is where the first row's padding ends, and at least :data:`SCREEN_MIN_ROWS` - 1 rows of that width each end
+    in blanks (at least two, its padding) and open with at most :data:`SCREEN_INDENT` of them; the rest of the line
+    is the last row (a long one wraps on the screen, unpadded)."""
+    if "   " not in line or len(line) < SCREEN_MIN_WIDTH * SCREEN_MIN_ROWS:
+        return [line]
+    first = _PADDING.search(line)
+    width = first.end() if first is not None else 0
+    if width < SCREEN_MIN_WIDTH:
+        return [line]
+    rows, at = [], 0
+    while at + width < len(line):
+        row = line[at:at + width]
+        if not row.endswith("  ") or not row.strip() or len(row) - len(row.lstrip(" ")) > SCREEN_INDENT:
+            break
+        rows.append(row)
+        at += width
+    rest = line[at:]
+    if len(rows) < SCREEN_MIN_ROWS - 1 or not rest.strip() or len(rest) - len(rest.lstrip(" ")) > SCREEN_INDENT:
+        return [line]
+    return [row.rstrip() for row in (*rows, rest)]
+
+
+_PADDING = re.compile(r"\S {8,}(?=\S)")
+
+
+def _screens(lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, str]]:
+    """``lines``, a screen's rows run together on one line (:func:`screen_rows`) given one by one, each with that line's
+    number."""
+    for n, raw in lines:
+        if len(raw) < SCREEN_MIN_WIDTH * SCREEN_MIN_ROWS:
+            yield n, raw
+            continue
+        for row in screen_rows(raw.rstrip("\n")):
+            yield n, row
+
+
 def pasted(lines: Iterable[tuple[int, str]], signatures: Sequence[SignatureRow] = ()) -> Iterator[tuple[int, str]]:
     """(number, line) pairs of a log as pasted -> the lines the libraries printed, each with its first line's number
     (:func:`clean` for each line; a message wrapped across lines joined again, at most :data:`MAX_JOIN` of them).
@@ -280,7 +327,7 @@ def pasted(lines: Iterable[tuple[int, str]], signatures: Sequence[SignatureRow] 
     join, at a space, holds a signature's message that runs from the first line into the last and that no line of them
     holds alone (:func:`glmcompat.model.signatures.split_message`); a message cut after its values, where the signature
     reads that cut, likewise."""
-    it = iter(unshared(lines))
+    it = iter(unshared(_screens(lines)))
     head: list[tuple[int, str]] = []
     for pair in it:
         head.append(pair)
@@ -507,4 +554,4 @@ def unshared(lines: Iterable[tuple[int, str]]) -> list[tuple[int, str]]:
     return out
 
 
-__all__ = ["clean", "pasted", "unshared", "width_of"]
+__all__ = ["clean", "pasted", "screen_rows", "unshared", "width_of"]

@@ -1086,7 +1086,9 @@ _VERSIONS = [
     # "I installed torch 2.4 yesterday" names a series, not the installed version; a banner's list, "Built with pytorch
     # 1.7, cuda 10.2", is read); a Markdown list's bold key, "- **PyTorch:** 2.9.1+cu130", as a
     # program's system report prints it, is read as "PyTorch: 2.9.1+cu130"
-    re.compile(r"(?<![\w-])" + _DISTS + r"(?:\([^()]{1,40}\))?(?:\s{0,4}(?:==|===|>=|@)\s{0,4}|"
+    # (fix-v: never a requirement pip's conflict report says a package depends on, "opencv-python 4.6.0.66 depends on
+    # numpy>=1.14.5": pypa/pip tag 26.2.1 src/pip/_internal/resolution/resolvelib/factory.py get_installation_error)
+    re.compile(r"(?<![\w-])(?<!depends on )" + _DISTS + r"(?:\([^()]{1,40}\))?(?:\s{0,4}(?:==|===|>=|@)\s{0,4}|"
                r"\s{1,40}(?:version\s{0,40}:?\s{0,4}|(?=v?\d{1,4}\.\d{1,4}(?:\.\d|\+|\.?post|\.?dev|rc|a\d|b\d|,)))|"
                r"\s{0,4}version\s{0,4}[:=]?\s{0,4}|\s{0,4}[:=]\s{0,4}|:\*{1,2}\s{1,4}|-)" + _VERSION + r"(?!\w|\.\d)", re.I),
     re.compile(r"(?P<name>PyTorch) version:\s{0,4}" + _VERSION),  # torch.utils.collect_env
@@ -1608,7 +1610,10 @@ _IPYTHON_OUT = re.compile(r"^\s{0,4}Out\[\d{1,5}\]: ")
 _IPYTHON_IN = re.compile(r"^\s{0,4}In \[\d{1,5}\]:")
 # the expressions a version check prints that the notes keep (:meth:`LogContext._printed`), and a script's lines between
 # its print() calls and before their output (imports, assignments, comments); a REPL's expression is kept as its call
-_CHECKED = ("torch.__version__", "torch.cuda.is_available()", "torch.version.cuda", "torch.version.hip")
+# fix-v: and NumPy's version (numpy/version.py's __version__, by its import name or the "np" alias) to the versions read
+_CHECKED = ("torch.__version__", "torch.cuda.is_available()", "torch.version.cuda", "torch.version.hip",
+            "numpy.__version__", "np.__version__")
+_NUMPY_CHECKED = frozenset({"numpy.__version__", "np.__version__"})
 _SCRIPT_LINE = re.compile(r"^\s{0,8}(?:>>>|\.\.\.|In \[\d{1,4}\]:)?\s{0,8}(?:import [\w., ]{1,200}|from [\w.]{1,200} import "
                           r"[\w., *]{1,200}|[A-Za-z_][\w.]{0,60}\s{0,2}=\s{0,2}[^=\n][^\n]{0,300}|#[^\n]{0,300})?\s{0,4}$")
 _FIELD = re.compile(r"\{(?P<e>[^{}!:]{1,120})(?:![rsa])?(?::[^{}]{0,40})?\}")
@@ -1660,7 +1665,8 @@ def _commented(call: str, text: str) -> re.Match[str] | None:
         if not ((what == "torch.__version__" and _PRINTED_VERSION.fullmatch(v))
                 or (what == "torch.cuda.is_available()" and v in ("True", "False"))
                 or (what == "torch.version.cuda" and (v == "None" or re.fullmatch(r"\d{1,2}\.\d{1,2}", v)))
-                or (what == "torch.version.hip" and v)):
+                or (what == "torch.version.hip" and v)
+                or (what in _NUMPY_CHECKED and _PRINTED_VERSION.fullmatch(v))):
             return None
     return got
 
@@ -2101,6 +2107,8 @@ class LogContext:
             self.notes.setdefault("printed_cuda", value)
         elif name == "torch.version.hip" and value != "None":
             self.notes.setdefault("printed_hip", value)
+        elif name in _NUMPY_CHECKED and _PRINTED_VERSION.fullmatch(value):
+            self._version("numpy", value)  # the installed numpy, as its numpy/version.py holds it
 
     def _listed(self, line: str) -> None:
         """An environment listing's rows (:data:`_ROWS`, :data:`_JSON_PAIR`): any distribution's installed version,
@@ -2236,6 +2244,7 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
     glue: dict[str, str] = {}
     importing: tuple[int, str] = (0, "")
     typed: tuple[int, str] = (0, "")  # the last top-level import statement (_TOP_IMPORT)
+    typed_at = records = 0  # the record that statement was, and the records read (a screen's rows share a line number)
     frame: tuple[int, str] = (0, "")  # the last traceback frame's package (File ".../site-packages/<pkg>/...")
     framed: tuple[int, str, str, int] = (0, "", "", 0)  # the last frame line of any file: (line, file, function, its reach)
     for n, raw in lines:
@@ -2243,11 +2252,12 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
             continue
         line = raw[:MAX_LINE]
         ctx.take(line)
+        records += 1
         if "import" in line:
             if (im := _IMPORT_LINE.match(line)) is not None:
                 importing = (n, im.group("from") or im.group("imp"))
             elif (top := _TOP_IMPORT.match(line)) is not None:
-                typed = (n, top.group("from") or top.group("imp"))
+                typed, typed_at = (n, top.group("from") or top.group("imp")), records
         own = mentions(line) if ("/" in line or "_" in line or "." in line or "::" in line) else []
         if own and line.lstrip().startswith('File "'):
             frame = (n, next((m[2] for m in reversed(own) if m[1] == "path"), ""))
@@ -2277,7 +2287,7 @@ def scan_numbered(lines: Iterable[tuple[int, str]], signatures: Sequence[Signatu
                 groups["frame_file"] = framed[1]  # the file the traceback's last frame runs, whoever's it is
                 if framed[2]:
                     groups["frame_func"] = framed[2]
-            if typed[1] and 0 < n - typed[0] <= IMPORT_GAP and frame[0] < typed[0]:
+            if typed[1] and (0 < n - typed[0] or typed_at < records) and n - typed[0] <= IMPORT_GAP and frame[0] < typed[0]:
                 groups["typed_import"] = typed[1]  # the top-level import statement the error follows, no frame between
             if sid not in first or (SCENE_GROUPS & first[sid].groups.keys() and not SCENE_GROUPS & groups.keys()) or (
                     YIELDING_GROUPS & first[sid].groups.keys() and not YIELDING_GROUPS & groups.keys()) or (

@@ -105,8 +105,10 @@ DERIVED = {"torch-arch-unsupported": "no-kernel-image", "nvcc-missing": "source-
 # (pip-resolution-impossible, the first: the report's head and pip 25.3's note under it are both scanned):
 # glmcompat/decide/torchpythons.py. fix-r: poetry's derivation line naming a Python cause or one package twice is
 # python-version-unsupported or pip-double-requirement (reportcauses.poetry_derivation), scanned as
-# pip-resolution-impossible
-DERIVED_ANY = {"build-needs-cuda-device": ("cuda-not-available", "driver-not-found"),
+# pip-resolution-impossible. fix-v: the loader's missing libcudart of torchvision's own _C, torch built for another CUDA,
+# is torchvision-cuda-mismatch (extcauses.family_runtime), scanned as extension-cuda-mismatch
+DERIVED_ANY = {"torchvision-cuda-mismatch": ("extension-cuda-mismatch",),
+               "build-needs-cuda-device": ("cuda-not-available", "driver-not-found"),
                "gpu-capability-too-old": ("no-kernel-image",), "extension-cuda-mismatch": ("cuda-toolkit-clash",),
                "torch-python-unsupported": ("pip-resolution-impossible", "wheel-not-supported",
                                             "python-version-unsupported", "no-matching-distribution"),

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from glmcompat.cli import main
-from glmcompat.decide.pasted import clean, pasted, width_of
+from glmcompat.decide.pasted import clean, pasted, screen_rows, width_of
 from glmcompat.model.signatures import numbered_lines
 from tests.conftest import toml_file
 from tests.decide.explaining import said
@@ -216,3 +216,28 @@ def test_out_of_remit_logs_wrapped_stay_unclaimed(cmd: str, tmp_path: Path, caps
         if code != 0:
             claimed.append((case["log"], out))
     assert not claimed, claimed
+
+
+def test_a_screen_copied_without_its_line_ends_is_read_as_its_rows() -> None:
+    # fix-v: each row padded with blanks to the terminal's width, the rows run together on one line
+    rows = [">>> from torchvision import _C", "Traceback (most recent call last):", '  File "<stdin>", line 1, in <module>',
+            "ImportError: libcudart.so.10.1: cannot open shared object file: No such file or directory."]
+    for width in (80, 211):
+        assert screen_rows("".join(r.ljust(width) for r in rows[:-1]) + rows[-1]) == rows
+    # near misses: two rows only, a first row's padding that ends below a terminal's width (a listing's columns), a row
+    # of the run not padded, the padding of one row that is no multiple of the width
+    two = "".join(r.ljust(80) for r in rows[:1]) + rows[-1]
+    columns = "pytorch" + " " * 20 + "2.1.0" + " " * 20 + "py3.10_cuda11.8_cudnn8.7.0_0" + " " * 20 + "pytorch" * 20
+    unpadded = rows[0].ljust(80) + ("x" * 80) + rows[-1]
+    uneven = rows[0].ljust(80) + rows[1].ljust(90) + rows[2].ljust(80) + rows[3]
+    for line in (two, columns, unpadded, uneven):
+        assert screen_rows(line) == [line]
+
+
+def test_a_print_statement_is_never_joined_with_its_output() -> None:
+    # fix-v: "print(numpy.__version__)" then "1.9.3" (a quoted console session): the output is a line of its own
+    got = [text for _, text in pasted(enumerate(["print(numpy.__version__)", "1.9.3", "import cv2"], 1))]
+    assert got == ["print(numpy.__version__)", "1.9.3", "import cv2"]
+    # near miss: a soname cut inside its version still joins ("libcudart.so.1" / "2: cannot ...")
+    cut = [text for _, text in pasted(enumerate(["ImportError: libcudart.so.1", "2: cannot open shared object file"], 1))]
+    assert cut == ["ImportError: libcudart.so.12: cannot open shared object file"]
