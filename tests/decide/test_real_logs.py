@@ -738,7 +738,7 @@ UNMEASURED_CS = False
 # While UNMEASURED_CT, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_CT = False, as for set V.
 CASES_CT = toml_file(HERE / "heldout_ct.toml")["case"]
-UNMEASURED_CT = True
+UNMEASURED_CT = False
 
 # heldout_cu.toml: the set gathered as CU (typed as a home-lab / self-hosting user running GPU workloads on their own
 # server: Proxmox VMs or LXC with GPU passthrough, Unraid, TrueNAS, Docker Compose with the NVIDIA Container Toolkit, a
@@ -747,7 +747,7 @@ UNMEASURED_CT = True
 # While UNMEASURED_CU, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_CU = False, as for set V.
 CASES_CU = toml_file(HERE / "heldout_cu.toml")["case"]
-UNMEASURED_CU = True
+UNMEASURED_CU = False
 
 # heldout_cv.toml: the set gathered as CV (typed as a scientific-computing / physics-ML user mixing GPU array libraries
 # with torch in one environment: CuPy, Numba's CUDA target, NVIDIA Warp, PhysicsNeMo / Modulus, JAX with CUDA plugins,
@@ -756,7 +756,7 @@ UNMEASURED_CU = True
 # While UNMEASURED_CV, its cases are non-strict expected failures: the set does not fail the suite before its first run.
 # After that run, record each miss as `known_miss` in the file and set UNMEASURED_CV = False, as for set V.
 CASES_CV = toml_file(HERE / "heldout_cv.toml")["case"]
-UNMEASURED_CV = True
+UNMEASURED_CV = False
 
 
 # every set's cases: what the fixture directory must hold, each thread once
