@@ -20,16 +20,14 @@ from __future__ import annotations
 
 import ast
 import re
-import subprocess
 import sys
-from collections import defaultdict
 from functools import partial
 from pathlib import Path
 
-from packaging.version import InvalidVersion, Version
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harvest_exports import export_rows, since_until  # noqa: E402  (a sibling script: the one writer of [[export]] rows and the since/until walk)
+from harvest_exports import export_rows, grouped, since_until  # noqa: E402  (a sibling script: the one writer of [[export]] rows)
+from harvest_tag_api import source_at, tag_source, tags  # noqa: E402  (a sibling script: the tag walk)
 from harvest_torch_api import bound  # noqa: E402  (a sibling script)
 
 OLDEST = "0.0.1"
@@ -38,18 +36,6 @@ OLDEST = "0.0.1"
 PUBLIC = re.compile(r"apply_liger_kernel_to_\w+|Liger\w+|AutoLigerKernel\w+|liger_\w+|is_transformers_available")
 MODULES = {"liger_kernel.transformers": "src/liger_kernel/transformers/__init__.py",
            "liger_kernel.transformers.monkey_patch": "src/liger_kernel/transformers/monkey_patch.py"}
-
-
-def tags(git: str) -> list[tuple[str, Version]]:
-    out = []
-    for t in subprocess.run(["git", "--git-dir", git, "tag"], capture_output=True, text=True, check=True).stdout.split():
-        try:
-            pv = Version(t.removeprefix("v"))
-        except InvalidVersion:
-            continue
-        if t.startswith("v") and not pv.is_prerelease and not pv.is_devrelease and pv >= Version(OLDEST):
-            out.append((t, pv))
-    return sorted(out, key=lambda x: x[1])
 
 
 def lazy(source: bytes) -> set[str]:
@@ -69,23 +55,13 @@ def lazy(source: bytes) -> set[str]:
 
 
 def names_at(git: str, tag: str, path: str) -> set[str]:
-    r = subprocess.run(["git", "--git-dir", git, "show", f"{tag}:{path}"], capture_output=True, check=False)
-    if r.returncode != 0:
-        return set()
-    return {n for n in bound(r.stdout) | lazy(r.stdout) if not n.startswith("_")}
-
-
-def _source(path: str, got: list[tuple[str, Version]], since: str, until: str | None) -> str:
-    src = (f"linkedin/Liger-Kernel {path} at every final release tag from {got[0][0]} to {got[-1][0]} (read by "
-           f"scripts/harvest_liger_kernel_api.py): first at v{since}")
-    if since == str(got[0][1]):
-        src += " (the oldest tag read: there or earlier)"
-    return src + (f", absent from v{until} on" if until else "")
+    source = source_at(git, tag, path)
+    return set() if source is None else {n for n in bound(source) | lazy(source) if not n.startswith("_")}
 
 
 def main(argv: list[str]) -> int:
     git = argv[1]
-    got = tags(git)
+    got = tags(git, OLDEST, prereleases=False, postreleases=True)
     print("# What liger-kernel's liger_kernel.transformers package and its monkey_patch module define at each release tag")
     print("# (since, and until where a release dropped it), read from the linkedin/Liger-Kernel source at its tags by")
     print("# scripts/harvest_liger_kernel_api.py. explain reads it to tell liger-kernel too old for code that imports a")
@@ -94,11 +70,9 @@ def main(argv: list[str]) -> int:
     print()
     for module, path in MODULES.items():
         first, gone = since_until([(str(pv), names_at(git, tag, path)) for tag, pv in got])
-        groups: dict[tuple[str, str | None], list[str]] = defaultdict(list)
-        for n, since in first.items():
-            if PUBLIC.fullmatch(n):
-                groups[(since, gone.get(n))].append(n)
-        rows = export_rows("liger-kernel", module, groups, partial(_source, path, got))
+        rows = export_rows("liger-kernel", module, grouped(first, gone, keep=lambda n: bool(PUBLIC.fullmatch(n))),
+                           partial(tag_source, "linkedin/Liger-Kernel", path, got,
+                                   script="harvest_liger_kernel_api.py", tags_read="final release tag"))
         if rows:
             print("\n".join(rows))
     return 0

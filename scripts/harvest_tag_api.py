@@ -48,12 +48,16 @@ def tags(git: str, oldest: str, prereleases: bool, postreleases: bool = False) -
     return sorted(out, key=lambda x: x[1])
 
 
+def source_at(git: str, tag: str, path: str) -> bytes | None:
+    """The bytes of ``path`` at ``tag`` (None where the tag's tree has no such file)."""
+    r = subprocess.run(["git", "--git-dir", git, "show", f"{tag}:{path}"], capture_output=True, check=False)
+    return r.stdout if r.returncode == 0 else None
+
+
 def names_at(git: str, tag: str, path: str) -> set[str]:
     """The public names ``path`` binds at ``tag`` (none where the tag's tree has no such file)."""
-    r = subprocess.run(["git", "--git-dir", git, "show", f"{tag}:{path}"], capture_output=True, check=False)
-    if r.returncode != 0:
-        return set()
-    return {n for n in bound(r.stdout) if not n.startswith("_")}
+    source = source_at(git, tag, path)
+    return set() if source is None else {n for n in bound(source) if not n.startswith("_")}
 
 
 def tag_source(repo: str, path: str, got: list[tuple[str, Version]], since: str, until: str | None, *,
