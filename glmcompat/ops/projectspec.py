@@ -154,14 +154,18 @@ class Run:
 
     def discard(self) -> None:
         """Stop uv (its whole process group) and remove the directory (again: nothing more)."""
-        p = self.proc
-        if p is not None and p.poll() is None:
-            try:
-                os.killpg(p.pid, signal.SIGKILL)
-            except OSError:
-                p.kill()
-            p.wait()
+        _stop(self.proc)
         remove_private(self.path)
+
+
+def _stop(p: subprocess.Popen[bytes] | None) -> None:
+    """Kill ``p``'s whole process group where it still runs, and reap it."""
+    if p is not None and p.poll() is None:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except OSError:
+            p.kill()
+        p.wait()
 
 
 def _tell(listeners: list[Callable[[str, str, str], None]], selected: list[tuple[str, str, str]]) -> None:
@@ -271,13 +275,7 @@ class LockCheck:
 
     def discard(self) -> None:
         """Stop uv (its whole process group) where it still runs (again: nothing more)."""
-        p = self.proc
-        if p is not None and p.poll() is None:
-            try:
-                os.killpg(p.pid, signal.SIGKILL)
-            except OSError:
-                p.kill()
-            p.wait()
+        _stop(self.proc)
 
 
 def check(root: Path, index: IndexOptions | None) -> LockCheck | None:
