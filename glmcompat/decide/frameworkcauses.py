@@ -41,7 +41,6 @@ LABELS = {
     "max": "the newest its build supports: compute capability {}",
     "sm": "the GPU's SM {}",
     "op": "it calls graphbolt::{}, an operator only its CUDA build registers",
-    "device_api": "it asked for its {} device",
     "dgl_dll": "{} did not load: a CUDA build's dgl.dll links the CUDA runtime, cuBLAS, cuSPARSE and cuRAND DLLs of its "
                "CUDA major, which the dgl wheel does not ship",
 }
