@@ -1644,6 +1644,8 @@ SUPERSEDED = {"torch-thc-removed": frozenset({"build-header-missing"}), "numpy-t
               # fix-v: the loader's libcudart.so.N of torchvision's own _C, torch built for another CUDA
               "torchvision-cuda-mismatch": frozenset({"cudart-missing"}),
               "pkg-resources-removed": frozenset({"package-not-installed"}),
+              # fix-y: DGL's own dgl.dll, whose CUDA build links the CUDA DLLs (signatures.toml's cuda-lib-missing row)
+              "cuda-lib-missing": frozenset({"torch-dll-load-failed"}),
               "gpu-arch-not-in-build": frozenset({"no-kernel-image"})}  # NCCL's "Cuda failure 'no kernel image ...'" where its build target shows
 # the NumPy failures other than NumPy 2's ABI that torch's bare "Numpy is not available" may follow (numpy-abi's source)
 TORCH_NUMPY_OTHER = frozenset({"numpy-too-old", "numpy-too-new"})

@@ -40,6 +40,9 @@ LABELS = {
     "ir": "the model's IR version {}", "ir_max": "the newest IR version this build reads: {}",
     "max": "the newest its build supports: compute capability {}",
     "sm": "the GPU's SM {}",
+    "op": "it calls graphbolt::{}, an operator only its CUDA build registers",
+    "dgl_dll": "{} did not load: a CUDA build's dgl.dll links the CUDA runtime, cuBLAS, cuSPARSE and cuRAND DLLs of its "
+               "CUDA major, which the dgl wheel does not ship",
 }
 # a group marking a library that several programs bundle (ggml: llama.cpp, ollama): the row names no package, the
 # package the log's paths named for the hit is kept

@@ -154,6 +154,8 @@ REFINES: dict[frozenset[str], str] = {
         "torch's warning \"Failed to initialize NumPy: No module named 'numpy'\" (tensor_numpy.cpp is_numpy_available): numpy is absent, so no NumPy ABI is read; numpy-abi's reading of torch's words drops itself (glmcompat/decide/diagnose.py _numpy, DROPPED torch_np_absent; tests/fixtures/raise_sites/miss3a-signatures.toml)",
     frozenset({'build-isolation-no-torch', 'source-build-failed'}):
         'the failed build step of a log whose torch is missing from the isolated build environment (glmcompat/decide/pythoncauses.py isolated_torch, tests/fixtures/raise_sites/install-family.toml)',
+    frozenset({'cuda-lib-missing', 'torch-dll-load-failed'}):
+        "torch-dll-load-failed yields (glmcompat/decide/diagnose.py SUPERSEDED, fix-y): the DLL is DGL's own dgl.dll, whose CUDA build links the CUDA runtime, cuBLAS, cuSPARSE and cuRAND DLLs (dmlc/dgl cmake/modules/CUDA.cmake dgl_config_cuda)",
 }
 
 NAMED = re.compile(r"^line \d+: ([a-z0-9-]+)", re.MULTILINE)

@@ -349,6 +349,11 @@ TABLED = (
     # import error after it its consequence): every message the source can produce is named with its words, and each
     # near miss stays unclaimed (or, where another signature names it, is not claimed by the family's).
     "fixw-signatures.toml",
+    # The messages of tests/fixtures/raise_sites/fixy-signatures.toml (issue 38, branch fix-y): DGL's CPU build asked for
+    # what only its CUDA build registers (graphbolt's CUDA operators) and a CUDA build's
+    # own dgl.dll whose CUDA DLLs Windows does not find, the misses of held-out set CV's first run: every message the
+    # source can produce is named with its words, and each near miss stays unclaimed (or is not claimed by the family's).
+    "fixy-signatures.toml",
     # the GPU frameworks beside torch and NumPy's companions, swept from their sources (their modules,
     # test_gpu_frameworks_raise_sites.py and test_sweepnp_raise_sites.py, check what each table covers)
     "gpu-frameworks-signatures.toml",
