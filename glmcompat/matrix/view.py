@@ -52,6 +52,7 @@ from glmcompat.matrix.rows import (
     SignaturePackage,
     Stack,
     StdlibRemoved,
+    KeywordRemoved,
     Target,
     TargetRequirement,
     TorchBuild,
@@ -178,6 +179,8 @@ class Facts:
     def rows(self, table: Literal["signature_package"]) -> tuple[SignaturePackage, ...]: ...
     @overload
     def rows(self, table: Literal["stdlib_removed"]) -> tuple[StdlibRemoved, ...]: ...
+    @overload
+    def rows(self, table: Literal["keyword_removed"]) -> tuple[KeywordRemoved, ...]: ...
     @overload
     def rows(self, table: Literal["cuda_arch"]) -> tuple[CudaArch, ...]: ...
     @overload
