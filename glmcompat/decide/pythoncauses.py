@@ -180,8 +180,8 @@ def removed_keyword(h: Hit, env: Env, facts: Facts) -> Hit:
                 if r.module == top and r.callable == called and g["kw_kwarg"] in r.keywords), None)
     if row is None:
         return h
-    have = v(env.version(row.package))
-    if have is not None and (v(have.public) or have) < v(row.until):
+    have, until = v(env.version(row.package)), v(row.until)
+    if have is not None and until is not None and (v(have.public) or have) < until:
         return h  # the installed release still takes it: the call fails for another reason
     sig = next((r for r in facts.rows("signature") if r.id == "companion-api-removed"), None)
     if sig is None:
