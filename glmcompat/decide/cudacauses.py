@@ -383,7 +383,28 @@ def _deserialized(env: Env, facts: Facts, installed: str) -> tuple[str, str] | N
             "map_location=torch.device('cpu'))")
 
 
+def _r_torch_cpu(cuda: str, supported: str) -> tuple[str, str]:
+    """torch-cpu-only where the R torch package's installer (mlverse/torch R/install.R install_type) found a CUDA its
+    release has no LibTorch build for, and so installed the CPU-only LibTorch."""
+    supported = supported.strip(" ,.")
+    cudas = [c for c in supported.split(", ") if re.fullmatch(r"\d{1,2}\.\d{1,2}", c)]
+
+    def key(c: str) -> tuple[int, ...]:
+        return tuple(int(p) for p in c.split("."))
+
+    # the newest CUDA it supports that the machine's CUDA major runs (an older runtime on a newer driver)
+    older = [c for c in cudas if key(c)[0] <= key(cuda)[0]]
+    pick = max(older, key=key) if older else ""
+    return (f"the R torch package found CUDA {cuda} and its release has no LibTorch build for it (it supports: {supported}), "
+            f"so install_torch() installed the CPU-only LibTorch: torch runs without CUDA on this machine",
+            f"install an R torch release whose LibTorch is built for CUDA {cuda}, or tell its installer a CUDA it supports "
+            + (f"that the driver runs (Sys.setenv(CUDA = \"{pick}\"), with that CUDA's libraries installed) " if pick else "")
+            + "and reinstall LibTorch: torch::install_torch(reinstall = TRUE)")
+
+
 def _cpu_torch(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
+    if "r_cuda" in h.groups:  # fix-x: the R torch package's installer fell back to the CPU LibTorch
+        return _r_torch_cpu(h.groups["r_cuda"], h.groups["r_supported"])
     if "cpu_commented" in h.groups:  # fix-q: the +cpu version a check's print() wrote as a comment after the call
         h = replace(h, groups={**h.groups, "cpu_printed": h.groups["cpu_commented"]})
     installed = _installed_cpu(env)

@@ -40,7 +40,7 @@ from glmcompat.decide.reportcauses import (REPORT_DROPPED, REPORT_WRAPPERS, afte
                                            poetry_derivation, poetry_readings, side_notes)
 from glmcompat.decide.pythoncauses import (PYTHON_BUILDERS, PYTHON_DROPPED, PYTHON_PACKAGE, arch_of_named_gpu, importing_module,
                                            isolated_torch, known_distributions, module_distribution, named_gpu,
-                                           optional_missing, removed_attribute, runs_on_sm, torch_missing_in_a_build)
+                                           optional_missing, removed_attribute, removed_keyword, runs_on_sm, torch_missing_in_a_build)
 from glmcompat.decide.torchpythons import hinted, pip_torch_pins, uv_torch_python
 from glmcompat.matrix.view import Facts
 from glmcompat.model.causes import CAUSE_OF, Break
@@ -1789,6 +1789,7 @@ def diagnose(hits: Sequence[Hit], env: Env, facts: Facts) -> list[Hit]:
         h = proc_not_found(h, facts)  # Windows' WinError 127 of an extension module's import: undefined-symbol
         h = dll_clash(h, env, facts)  # WinError 127 loading one of torch's CUDA library DLLs: cuda-toolkit-clash (fix-q)
         h = removed_attribute(h, env, facts)  # a module attribute a release of its companion removed: companion-api-removed
+        h = removed_keyword(h, env, facts)  # a keyword a release of its companion removed: companion-api-removed (fix-x)
         h = poetry_derivation(h, facts)  # poetry's derivation naming a Python cause or a package twice (fix-r)
         h = failed_install_run(h, hits, env)  # pip's failed resolution and the run that then failed on it (fix-w)
         own = ("" if any(g in h.groups for g in OWN_UNLESS.get(h.id, ())) else facts.signature_package(h.id)) or h.groups.get(

@@ -82,6 +82,8 @@ def _api_removed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
     import), a broken install (unknown location), or a package another signature reads (a companion an engine requires:
     companion-too-old; triton: triton-torch-mismatch)."""
     g = h.groups
+    if "kw_gone" in g:
+        return _keyword_removed(g, env)
     if "api_stub" in g:
         return _stub(g["api_stub"], env)
     if "ns_name" in g or "ns_mod" in g:
@@ -157,6 +159,50 @@ def removed_attribute(h: Hit, env: Env, facts: Facts) -> Hit:
         return h
     return replace(h, id=sig.id, cause=sig.cause, remedy=sig.remedy, source=sig.source,
                    groups={**g, "api_name": g["attr"], "api_from": g["attr_module"]})
+
+
+# the top-level module a traceback frame's file runs under site-packages (dist-packages)
+_FRAME_TOP = re.compile(r"[\\/](?:site|dist)-packages[\\/](?P<top>[A-Za-z_]\w{0,80})[\\/]")
+
+
+def removed_keyword(h: Hit, env: Env, facts: Facts) -> Hit:
+    """companion-too-old's reading of CPython's "<callable>() got an unexpected keyword argument 'k'" (Python/ceval.c
+    initialize_locals) where a ``[[keyword_removed]]`` row records the release of the callable's distribution that took
+    ``k`` out, the traceback's last frame runs that distribution's module, and the installed release (where the log
+    shows it) is that release or later: companion-api-removed, the companion newer than the calling code (fix-x:
+    pytorch_lightning 2.0.0's Trainer without auto_select_gpus). The hit as it is otherwise."""
+    g = h.groups
+    if h.id != "companion-too-old" or "kw_kwarg" not in g:
+        return h
+    top = m.group("top") if (m := _FRAME_TOP.search(g.get("frame_file", ""))) is not None else ""
+    called = f"{g['kw_class']}.{g.get('kw_func', '')}"
+    row = next((r for r in facts.rows("keyword_removed")
+                if r.module == top and r.callable == called and g["kw_kwarg"] in r.keywords), None)
+    if row is None:
+        return h
+    have, until = v(env.version(row.package)), v(row.until)
+    if have is not None and until is not None and (v(have.public) or have) < until:
+        return h  # the installed release still takes it: the call fails for another reason
+    sig = next((r for r in facts.rows("signature") if r.id == "companion-api-removed"), None)
+    if sig is None:
+        return h
+    return replace(h, id=sig.id, cause=sig.cause, remedy=sig.remedy, source=sig.source,
+                   groups={**g, "api_from": row.module, "kw_gone": row.until})
+
+
+def _keyword_removed(g: Mapping[str, str], env: Env) -> tuple[str, str]:
+    """companion-api-removed of a keyword a release took out (:func:`removed_keyword`)."""
+    module, kwarg, gone = g["api_from"], g["kw_kwarg"], g["kw_gone"]
+    dist = module_package(module)
+    called = f"{module}.{g['kw_class']}" + ("" if g.get("kw_func") == "__init__" else f".{g['kw_func']}")
+    caller = env.notes.get("class call " + g["kw_class"], "")  # the last frame that calls the class, outside its module
+    who = module_package(caller) if caller and caller != module else ""
+    user = f"{who} calls" if who else "the calling code calls"
+    return (f"{user} {called}(..., {kwarg}=...), and the installed {_shown(dist, env.version(dist))} no longer takes "
+            f"{kwarg}: {dist} {gone} removed it (its upgrade guide), so the calling code was written against an older "
+            f"{dist}; the call fails in {module}, not in the calling package",
+            f"install {dist}<{gone} (pip install '{dist}<{gone}'), or upgrade {who or 'the calling package'} to a "
+            f"release written for {dist} {gone} or later (one that no longer passes {kwarg})")
 
 
 def _api_mismatch(name: str, module: str, dist: str, have: str, who: str, who_have: str, hint: str) -> tuple[str, str]:

@@ -495,6 +495,20 @@ class StdlibRemoved(Fact):
 
 
 @dataclass(frozen=True, slots=True)
+class KeywordRemoved(Fact):
+    """Keyword arguments of a companion's callable (``callable``: ``Trainer.__init__``, as CPython 3.10+ names it in
+    "<callable>() got an unexpected keyword argument 'k'") that release ``until`` of ``package`` (its top-level
+    ``module``) took out (the project's changelog or upgrade guide): code written against an older release passes
+    them and fails on that release and later (companion-api-removed)."""
+
+    package: Name
+    module: NonEmpty
+    callable: NonEmpty
+    keywords: Identifiers
+    until: VersionStr
+
+
+@dataclass(frozen=True, slots=True)
 class CudaArch(Fact):
     """A GPU architecture as nvcc and ptxas name it (``arch``: ``80``, ``90a``, ``120f``) and the CUDA toolkits that know it
     (NVIDIA's CUDA toolkit release notes): ``first``, the first whose nvcc builds code for it; ``last``, the last whose
@@ -595,6 +609,7 @@ class Tables:
     gpu_product: tuple[GpuProduct, ...]
     torch_python: tuple[TorchPython, ...]
     nccl_check: tuple[NcclCheck, ...]
+    keyword_removed: tuple[KeywordRemoved, ...]
 
 
 def _row_class(annotation: str) -> type[Fact]:

@@ -52,6 +52,7 @@ from glmcompat.matrix.rows import (
     SignaturePackage,
     Stack,
     StdlibRemoved,
+    KeywordRemoved,
     Target,
     TargetRequirement,
     TorchBuild,
@@ -188,6 +189,8 @@ class Facts:
     def rows(self, table: Literal["torch_python"]) -> tuple[TorchPython, ...]: ...
     @overload
     def rows(self, table: Literal["nccl_check"]) -> tuple[NcclCheck, ...]: ...
+    @overload
+    def rows(self, table: Literal["keyword_removed"]) -> tuple[KeywordRemoved, ...]: ...
     @overload
     def rows(self, table: str) -> tuple[Fact, ...]: ...
 

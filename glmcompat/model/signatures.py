@@ -1713,6 +1713,8 @@ TORCH_LABEL_LINES = 2
 # self ("self.m(", a frame's context line): the call that reaches a subclass's override
 _FROM_IMPORT = re.compile(r"(?<![\w.])from (?P<mod>[A-Za-z_][\w.]{0,200}) import \(?(?P<names>[A-Za-z_][\w, ]{0,400})")
 _SELF_CALL = re.compile(r"(?<![\w.])self\.(?P<m>[A-Za-z_]\w{0,80})\(")
+# a frame's code line that calls a class (``trainer = pl.Trainer(``): the package whose own code makes the call (fix-x)
+_CLASS_CALL = re.compile(r"(?<![\w])(?:[A-Za-z_]\w{0,80}\.){0,4}(?P<c>[A-Z]\w{0,80})\(")
 # CPython's traceback frame of a file under site-packages (dist-packages): its top-level package and the function
 _SITE_FRAME = re.compile(r'^\s{0,12}File "[^"\n]{0,300}[\\/](?:site|dist)-packages[\\/](?P<top>[A-Za-z_]\w{0,80})[\\/][^"\n]{1,300}", '
                          r'line \d{1,7}, in (?P<func>[A-Za-z_]\w{0,80})\s{0,4}$')
@@ -1952,6 +1954,9 @@ class LogContext:
                 self.notes.setdefault("self call " + sc.group("m"), "1")
                 if self.frame_top:  # the frame's code line: the package whose own code makes the call
                     self.notes.setdefault("self call in " + sc.group("m"), self.frame_top)
+        if self.frame_top and line[:1] in (" ", "\t") and "(" in line:
+            for cc in _CLASS_CALL.finditer(line):  # the frame's code line: the package whose code calls the class
+                self.notes["class call " + cc.group("c")] = self.frame_top
         if "File" in line and (fr := _SITE_FRAME.match(line)) is not None:
             # a frame of an installed package's file: the package whose code runs it, and the function it runs there
             # (an override's own frame names the module that defines it: "InstructorEmbedding/instructor.py, in

@@ -37,6 +37,7 @@ DECLARED = {
     "build-isolation-no-torch": "source-build-failed",
     "conda-cuda-too-old": "conda-unsatisfiable",
     "conda-glibc-too-old": "conda-unsatisfiable",
+    "nvcc-missing": "cuda-toolkit-not-found",  # fix-x: torch's _join_cuda_home raises it for a build and a JIT load alike
 }
 
 
