@@ -766,6 +766,15 @@ UNMEASURED_CV = False
 CASES_CW = toml_file(HERE / "heldout_cw.toml")["case"]
 UNMEASURED_CW = True
 
+# heldout_cx.toml: the set gathered as CX (typed as a time-series / forecasting foundation-model user: Chronos, TimesFM,
+# Moirai / uni2ts, Lag-Llama, Nixtla's neuralforecast, GluonTS, darts, pytorch-forecasting, meeting the torch / CUDA /
+# driver / NumPy / compiled-extension / installer stack; sets CW and CY are gathered beside it), frozen before `explain`
+# ran on it, scored by test_real_log_cx (`-k test_real_log_cx` selects it).
+# While UNMEASURED_CX, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_CX = False, as for set V.
+CASES_CX = toml_file(HERE / "heldout_cx.toml")["case"]
+UNMEASURED_CX = True
+
 
 # every set's cases: what the fixture directory must hold, each thread once
 EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
@@ -777,7 +786,7 @@ EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CAS
          + CASES_BR + CASES_BP + CASES_BQ + CASES_BT + CASES_BU + CASES_BS + CASES_BV + CASES_BW + CASES_BX
          + CASES_BY + CASES_BZ + CASES_CA + CASES_CB + CASES_CC + CASES_CD + CASES_CE + CASES_CF + CASES_CG
          + CASES_CH + CASES_CI + CASES_CJ + CASES_CK + CASES_CL + CASES_CM + CASES_CN + CASES_CO + CASES_CP
-         + CASES_CQ + CASES_CR + CASES_CS + CASES_CT + CASES_CU + CASES_CV + CASES_CW)
+         + CASES_CQ + CASES_CR + CASES_CS + CASES_CT + CASES_CU + CASES_CV + CASES_CW + CASES_CX)
 
 
 def _params(cases: list[dict[str, object]], unmeasured: bool = False) -> list[object]:
@@ -1248,6 +1257,11 @@ def test_real_log_cv(case: dict[str, object], capsys: pytest.CaptureFixture[str]
 
 @pytest.mark.parametrize("case", _params(CASES_CW, UNMEASURED_CW), ids=[str(c["log"]) for c in CASES_CW])
 def test_real_log_cw(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
+@pytest.mark.parametrize("case", _params(CASES_CX, UNMEASURED_CX), ids=[str(c["log"]) for c in CASES_CX])
+def test_real_log_cx(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     _score(case, capsys)
 
 
