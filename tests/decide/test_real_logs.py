@@ -775,6 +775,14 @@ UNMEASURED_CW = False
 CASES_CX = toml_file(HERE / "heldout_cx.toml")["case"]
 UNMEASURED_CX = False
 
+# heldout_cy.toml: the set gathered as CY (typed as a user of GPU vector search and embeddings: faiss-gpu, cuVS / RAFT,
+# sentence-transformers on GPU, ColBERT / PLAID's torch extensions, BGE / E5 embedding servers; sets CW and CX are
+# gathered beside it), frozen before `explain` ran on it, scored by test_real_log_cy (`-k test_real_log_cy` selects it).
+# While UNMEASURED_CY, its cases are non-strict expected failures: the set does not fail the suite before its first run.
+# After that run, record each miss as `known_miss` in the file and set UNMEASURED_CY = False, as for set V.
+CASES_CY = toml_file(HERE / "heldout_cy.toml")["case"]
+UNMEASURED_CY = True
+
 
 # every set's cases: what the fixture directory must hold, each thread once
 EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CASES_P + CASES_Q + CASES_R + CASES_S
@@ -786,7 +794,7 @@ EVERY = (CASES + CASES_J + CASES_K + CASES_L + CASES_M + CASES_N + CASES_O + CAS
          + CASES_BR + CASES_BP + CASES_BQ + CASES_BT + CASES_BU + CASES_BS + CASES_BV + CASES_BW + CASES_BX
          + CASES_BY + CASES_BZ + CASES_CA + CASES_CB + CASES_CC + CASES_CD + CASES_CE + CASES_CF + CASES_CG
          + CASES_CH + CASES_CI + CASES_CJ + CASES_CK + CASES_CL + CASES_CM + CASES_CN + CASES_CO + CASES_CP
-         + CASES_CQ + CASES_CR + CASES_CS + CASES_CT + CASES_CU + CASES_CV + CASES_CW + CASES_CX)
+         + CASES_CQ + CASES_CR + CASES_CS + CASES_CT + CASES_CU + CASES_CV + CASES_CW + CASES_CX + CASES_CY)
 
 
 def _params(cases: list[dict[str, object]], unmeasured: bool = False) -> list[object]:
@@ -1262,6 +1270,11 @@ def test_real_log_cw(case: dict[str, object], capsys: pytest.CaptureFixture[str]
 
 @pytest.mark.parametrize("case", _params(CASES_CX, UNMEASURED_CX), ids=[str(c["log"]) for c in CASES_CX])
 def test_real_log_cx(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    _score(case, capsys)
+
+
+@pytest.mark.parametrize("case", _params(CASES_CY, UNMEASURED_CY), ids=[str(c["log"]) for c in CASES_CY])
+def test_real_log_cy(case: dict[str, object], capsys: pytest.CaptureFixture[str]) -> None:
     _score(case, capsys)
 
 
