@@ -610,6 +610,8 @@ def _not_installed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
         return optional_missing(h, env, facts)
     if "rv_missing" in h.groups:  # a library's version check (transformers' require_version) found no such distribution
         return _required_missing(h, env, facts)
+    if "ns_module" in h.groups:  # a dotted module: a namespace package's part that a distribution of its own ships
+        return _part_missing(h.groups["ns_module"], env)
     mod = h.groups.get("module") or h.groups.get("min_missing", "")
     if "min_missing" in h.groups and canonicalize(mod) in {r.old for r in facts.rows("rename") if r.checkers}:
         return None  # a check by a renamed distribution's old name: version-requirement-unmet names the stale checker
@@ -664,6 +666,24 @@ def _not_installed(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
             f"install the {dist} release " + (f"the installed {' / '.join(needs)} requires (`pip show {next(iter(needs))}` "
                                               "lists its Requires-Dist)" if needs else "the installed torch needs")
             + " with the Python that runs (python -m pip install ...)")
+
+
+def _part_missing(mod: str, env: Env) -> tuple[str, str] | None:
+    """``No module named 'top.part'`` where a [[module]] row lists ``top.part`` itself as the module of a distribution
+    other than the one that ships ``top``: a namespace package's part shipped by its own distribution (cuda.bindings,
+    physicsnemo.sym), not installed. CPython's _find_and_load_unlocked names the first module of the dotted path it does
+    not find, its parent imported, so a deeper name (``top.part.sub``) means the part imported and is not read here; nor
+    is any other dotted module (the user's own package, a relative import, a removed or compiled submodule)."""
+    top = module_package(mod.split(".", 1)[0])
+    dist = name_tables().modules.get(mod)
+    if dist is None or dist == top:
+        return None
+    have = env.version(top)
+    return (f"{mod} does not import: it is a part of the namespace package {mod.split('.', 1)[0]} that the distribution "
+            f"{dist} ships, apart from {_shown(top, have)}, and {dist} is not installed in the Python that runs (the "
+            f"parent imports, so the import fails at {mod})",
+            f"install {dist} in the Python that runs (python -m pip install {dist}, the release its install page names "
+            f"for the installed {top})")
 
 
 def _required_missing(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
@@ -1586,7 +1606,7 @@ OWN_UNLESS = {"driver-too-old": ("driver_api", "image_cuda", "image_driver", "nv
 # the signatures whose builder may find that the line was not their failure (-> the groups that say so)
 # a failed build or install whose log shows the network failing under it: a network fault, no packaging cause
 NETWORK_WITHHELD = frozenset({"source-build-failed"})
-DROPPED = {"gpu-arch-not-in-build": ("x_nccl_warn",), "numpy-abi": ("torch_np", "torch_np_warn", "torch_np_absent"), "model-type-unknown": ("key", "model_type", "mi_type"), "undefined-symbol": ("dyld_symbol", "dyld_flat_symbol", "cut_library", "djl_jni", "colon_library"), "package-not-installed": ("module", "min_missing", "rv_missing"),
+DROPPED = {"gpu-arch-not-in-build": ("x_nccl_warn",), "numpy-abi": ("torch_np", "torch_np_warn", "torch_np_absent"), "model-type-unknown": ("key", "model_type", "mi_type"), "undefined-symbol": ("dyld_symbol", "dyld_flat_symbol", "cut_library", "djl_jni", "colon_library"), "package-not-installed": ("module", "ns_module", "min_missing", "rv_missing"),
            "triton-libcuda-missing": ("ldc_tool", "ldc_missing", "tl_out"),
            "companion-too-old": ("submodule", "name", "attr", "kwarg", "kw_kwarg", "min_pkg", "undefined", "cy_module", "cy_sig_module",
                                  "mc_macro"),

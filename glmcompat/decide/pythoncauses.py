@@ -864,7 +864,8 @@ def _checkpoint_keys(h: Hit, env: Env, facts: Facts) -> tuple[str, str] | None:
 PYTHON_PACKAGE: dict[str, Callable[[Hit, Env], str]] = {
     "companion-api-removed": _api_dist,
     "package-not-installed": lambda h, env: (module_package(h.groups["opt_module"]) if "opt_module" in h.groups
-                                             else "flash-attn" if "opt_fa" in h.groups else ""),
+                                             else "flash-attn" if "opt_fa" in h.groups
+                                             else name_tables().modules.get(h.groups.get("ns_module", ""), "")),
     "cuda-not-available": lambda h, env: "torch",
     "torch-api-removed": lambda h, env: "torch",
     # torch's own words of NumPy 2's ABI (tensor_numpy.cpp): torch, whatever frames follow them
