@@ -494,12 +494,7 @@ def _scanner(words: frozenset[str]) -> tuple[re.Pattern[str] | None, dict[str, t
     by_head: dict[str, list[str]] = {}
     for w in sorted(words):
         by_head.setdefault(w[:HEAD], []).append(w)
-    trie: dict[str, Any] = {}
-    for head in by_head:
-        node = trie
-        for ch in head:
-            node = node.setdefault(ch, {})
-        node[""] = {}
+    trie = _trie(by_head)
 
     def emit(node: dict[str, Any]) -> str:
         alts = [re.escape(ch) + emit(child) for ch, child in node.items() if ch] + ([""] if "" in node else [])
@@ -515,20 +510,7 @@ def _gate(words: tuple[str, ...]) -> re.Pattern[str]:
     """One pattern that finds any of ``words`` (:func:`_gate_word`'s forms), written as a trie: the words that start
     alike share their start, so a position is tried against each first character once rather than against every word
     (the alternation of 500-odd words took most of a long log's time)."""
-    trie: dict[str, Any] = {}
-    for word in words:
-        node = trie
-        for atom in _gate_atoms(word):
-            node = node.setdefault(atom, {})
-        node[""] = {}  # a word ends here: a longer one through it finds nothing this one does not
-
-    def emit(node: dict[str, Any]) -> str:
-        if "" in node:
-            return ""
-        alts = [atom + emit(child) for atom, child in node.items()]
-        return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
-
-    return re.compile(emit(trie), re.IGNORECASE)
+    return re.compile(_shortest_trie(_gate_atoms(word) for word in words), re.IGNORECASE)
 
 
 def _gate_atoms(word: str) -> list[str]:
@@ -540,20 +522,31 @@ def _literal_trie(words: Sequence[str]) -> str:
     """A pattern that finds any of the literal ``words`` where their alternation finds one: the words written as a trie
     (the words that start alike share their start, so a position is tried against each first character once rather than
     against every word; a word's longer continuations are left out, as finding it already answers)."""
+    return _shortest_trie([re.escape(ch) for ch in word] for word in words)
+
+
+def _trie(words: Iterable[Sequence[str]]) -> dict[str, Any]:
+    """``words`` (each a sequence of atoms) as a nested dict, atom by atom; ``""`` marks where a word ends."""
     trie: dict[str, Any] = {}
     for word in words:
         node = trie
-        for ch in word:
-            node = node.setdefault(ch, {})
+        for atom in word:
+            node = node.setdefault(atom, {})
         node[""] = {}
+    return trie
+
+
+def _shortest_trie(words: Iterable[Sequence[str]]) -> str:
+    """The alternation of ``words`` (each a sequence of pattern atoms) written as a trie that stops where a word ends
+    (a longer one through it finds nothing the shorter does not)."""
 
     def emit(node: dict[str, Any]) -> str:
         if "" in node:
             return ""
-        alts = [re.escape(ch) + emit(child) for ch, child in node.items()]
+        alts = [atom + emit(child) for atom, child in node.items()]
         return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
 
-    return emit(trie)
+    return emit(_trie(words))
 
 
 def _gate_word(word: str) -> str:
