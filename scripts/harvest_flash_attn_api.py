@@ -18,13 +18,11 @@ from __future__ import annotations
 
 import re
 import sys
-from functools import partial
 from pathlib import Path
 
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harvest_exports import export_rows, grouped, since_until  # noqa: E402  (a sibling script: the one writer of [[export]] rows)
-from harvest_tag_api import names_at, tags, tag_source  # noqa: E402  (a sibling script: the tag walk)
+from harvest_tag_api import print_tag_rows, tags  # noqa: E402  (a sibling script: the tag walk)
 
 OLDEST = "1.0.0"
 # the attention API (functions and autograd classes), not the helpers and imports a module also binds (rearrange, the
@@ -42,13 +40,8 @@ def main(argv: list[str]) -> int:
     print("# functions (issue 38). Generated: do not edit by hand.")
     print("schema = 1")
     print()
-    for module, path in MODULES.items():
-        first, gone = since_until([(str(pv), names_at(git, tag, path)) for tag, pv in got])
-        rows = export_rows("flash-attn", module, grouped(first, gone, keep=lambda n: bool(PUBLIC.fullmatch(n))),
-                           partial(tag_source, "Dao-AILab/flash-attention", path, got,
-                                   script="harvest_flash_attn_api.py", tags_read="final release tag"))
-        if rows:
-            print("\n".join(rows))
+    print_tag_rows(git, got, "flash-attn", "Dao-AILab/flash-attention", list(MODULES.items()), keep=lambda n: bool(PUBLIC.fullmatch(n)),
+                   script="harvest_flash_attn_api.py", tags_read="final release tag")
     return 0
 
 

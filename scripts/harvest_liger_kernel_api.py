@@ -21,13 +21,11 @@ from __future__ import annotations
 import ast
 import re
 import sys
-from functools import partial
 from pathlib import Path
 
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harvest_exports import export_rows, grouped, since_until  # noqa: E402  (a sibling script: the one writer of [[export]] rows)
-from harvest_tag_api import source_at, tag_source, tags  # noqa: E402  (a sibling script: the tag walk)
+from harvest_tag_api import print_tag_rows, source_at, tags  # noqa: E402  (a sibling script: the tag walk)
 from harvest_torch_api import bound  # noqa: E402  (a sibling script)
 
 OLDEST = "0.0.1"
@@ -68,13 +66,8 @@ def main(argv: list[str]) -> int:
     print("# model's patch function a later release added (issue 38). Generated: do not edit by hand.")
     print("schema = 1")
     print()
-    for module, path in MODULES.items():
-        first, gone = since_until([(str(pv), names_at(git, tag, path)) for tag, pv in got])
-        rows = export_rows("liger-kernel", module, grouped(first, gone, keep=lambda n: bool(PUBLIC.fullmatch(n))),
-                           partial(tag_source, "linkedin/Liger-Kernel", path, got,
-                                   script="harvest_liger_kernel_api.py", tags_read="final release tag"))
-        if rows:
-            print("\n".join(rows))
+    print_tag_rows(git, got, "liger-kernel", "linkedin/Liger-Kernel", list(MODULES.items()), names=names_at, keep=lambda n: bool(PUBLIC.fullmatch(n)),
+                   script="harvest_liger_kernel_api.py", tags_read="final release tag")
     return 0
 
 

@@ -22,6 +22,7 @@ of the oldest tag read has ``since`` = that release (there or earlier).
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Callable
 import sys
 from functools import partial
 from pathlib import Path
@@ -71,6 +72,19 @@ def tag_source(repo: str, path: str, got: list[tuple[str, Version]], since: str,
     return src + (f", absent from v{until} on" if until else "")
 
 
+def print_tag_rows(git: str, got: list[tuple[str, Version]], package: str, repo: str, modules: list[tuple[str, str]],
+                   names: Callable[[str, str, str], set[str]] = names_at, keep: Callable[[str], bool] = lambda n: True,
+                   **source: str) -> None:
+    """Print the ``[[export]]`` rows of each (module, path) of ``modules``: what ``names`` (git dir, tag, path) reads
+    at each tag of ``got``, kept where ``keep`` admits it, each row's source :func:`tag_source` (``source``: its
+    script and the tags read)."""
+    for module, path in modules:
+        first, gone = since_until([(str(pv), names(git, tag, path)) for tag, pv in got])
+        rows = export_rows(package, module, grouped(first, gone, keep), partial(tag_source, repo, path, got, **source))
+        if rows:
+            print("\n".join(rows))
+
+
 def main(argv: list[str]) -> int:
     args = [a for a in argv[1:] if a != "--prereleases"]
     git, repo, package, oldest, modules = args[0], args[1], args[2], args[3], [m.split("=", 1) for m in args[4:]]
@@ -81,11 +95,7 @@ def main(argv: list[str]) -> int:
     print("# it) for the code whose import or attribute fails on the name (issue 38). Generated: do not edit by hand.")
     print("schema = 1")
     print()
-    for module, path in modules:
-        first, gone = since_until([(str(pv), names_at(git, tag, path)) for tag, pv in got])
-        rows = export_rows(package, module, grouped(first, gone), partial(tag_source, repo, path, got))
-        if rows:
-            print("\n".join(rows))
+    print_tag_rows(git, got, package, repo, [(m, p) for m, p in modules])
     return 0
 
 
